@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The project's two front doors: ``run`` and ``test`` (plus ``bench``).
+
+Works on a fresh clone with nothing but python3 and pip: it creates the
+virtual environment ``.venv`` beside the repository's pyproject.toml, installs
+the project into it (again only when pyproject.toml changed), and runs the
+command there.  Standard library only, on purpose: it runs before anything is
+installed.
+
+    python3 deploy/dev.py run      # bots play a full game in the terminal
+    python3 deploy/dev.py test     # lint, type-check and the whole test suite
+    python3 deploy/dev.py bench    # the benchmarks (installs their extras)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = Path(os.environ.get("MUGGINS_VENV", ROOT / ".venv"))
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def _stamp_for(extras: str) -> str:
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    return f"{digest} {extras}\n"
+
+
+def ensure_environment(extras: str = "dev") -> None:
+    """Create the venv and install the project with ``extras`` if not done yet."""
+    if not PYTHON.exists():
+        print(f"creating virtual environment in {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    stamp_file = VENV / ".muggins-installed"
+    wanted = _stamp_for(extras)
+    if stamp_file.exists() and stamp_file.read_text() == wanted:
+        return
+    print(f"installing muggins[{extras}] into {VENV}", flush=True)
+    subprocess.run(
+        [str(PYTHON), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True
+    )
+    subprocess.run(
+        [str(PYTHON), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[{extras}]"],
+        check=True,
+    )
+    stamp_file.write_text(wanted)
+
+
+def _run(*argv: str) -> int:
+    print("+ " + " ".join(argv), flush=True)
+    return subprocess.run(argv, cwd=ROOT).returncode
+
+
+def run(args: list[str]) -> int:
+    ensure_environment()
+    return _run(str(BIN / "muggins"), *(args or ["demo"]))
+
+
+def test(args: list[str]) -> int:
+    ensure_environment()
+    for step in (
+        [str(PYTHON), "-m", "ruff", "check", "."],
+        [str(PYTHON), "-m", "mypy"],
+    ):
+        code = _run(*step)
+        if code:
+            return code
+    return _run(str(PYTHON), "-m", "pytest", *args)
+
+
+def bench(args: list[str]) -> int:
+    ensure_environment("dev,bench")
+    return _run(str(PYTHON), "-m", "pytest", "tests/benchmarks", "-s", "-p", "no:randomly", *args)
+
+
+COMMANDS = {"run": run, "test": test, "bench": bench}
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
+        print(__doc__)
+        return 2
+    return COMMANDS[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""Simple bots: ``random`` plays any legal tile, ``greedy`` takes the most
+points now, then sheds the heaviest tile.  Both play through the same
+commands as people; their only randomness is the Random they are given."""
+
+from __future__ import annotations
+
+import random
+from typing import Literal, Protocol
+
+from muggins.rules.commands import CallMuggins, Command, Play
+from muggins.rules.game import GameState, can_call_muggins, legal_moves, points_if_played
+
+BotLevel = Literal["random", "greedy"]
+BOT_LEVELS: tuple[BotLevel, ...] = ("random", "greedy")
+
+
+class Bot(Protocol):
+    def choose(self, state: GameState) -> Command:
+        """The move for the seat on turn."""
+
+    def calls_muggins(self, state: GameState, seat: int) -> bool:
+        """Whether this bot, sitting at ``seat``, calls muggins now."""
+
+
+def _with_claim(state: GameState, play: Play, remember: bool = True) -> Play:
+    """The play with its points claimed, as the muggins rule asks."""
+    if not state.ruleset.muggins_rule or not remember:
+        return play
+    points = points_if_played(state, play)
+    return Play(seat=play.seat, tile=play.tile, end=play.end, claim=points or None)
+
+
+class RandomBot:
+    """Any legal move, uniformly; under the muggins rule it forgets to claim
+    one scoring play in five, so that opponents have something to call."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, state: GameState) -> Command:
+        moves = [m for m in legal_moves(state) if not isinstance(m, CallMuggins)]
+        move = moves[int(self.rng.random() * len(moves))]
+        if isinstance(move, Play):
+            return _with_claim(state, move, remember=self.rng.random() >= 0.2)
+        return move
+
+    def calls_muggins(self, state: GameState, seat: int) -> bool:
+        return can_call_muggins(state, seat) and self.rng.random() < 0.5
+
+
+class GreedyBot:
+    """The most points now; among equals the heaviest tile; then the first listed."""
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng
+
+    def choose(self, state: GameState) -> Command:
+        moves = [m for m in legal_moves(state) if not isinstance(m, CallMuggins)]
+        plays = [m for m in moves if isinstance(m, Play)]
+        if not plays:
+            return moves[0]
+        best = max(
+            plays,
+            key=lambda p: (points_if_played(state, p), p.tile.low + p.tile.high, p.tile.high),
+        )
+        return _with_claim(state, best)
+
+    def calls_muggins(self, state: GameState, seat: int) -> bool:
+        return can_call_muggins(state, seat)
+
+
+def make_bot(level: BotLevel, rng: random.Random) -> Bot:
+    if level == "random":
+        return RandomBot(rng)
+    if level == "greedy":
+        return GreedyBot(rng)
+    raise ValueError(f"unknown bot level {level!r}; choose from {', '.join(BOT_LEVELS)}")

@@ -1,0 +1,661 @@
+"""The game: state, the legal moves, ``decide`` (command -> events or a
+refusal) and ``evolve`` (state + event -> state).
+
+``apply`` is ``decide`` followed by folding ``evolve`` over the new events,
+so the state a game reaches by commands equals the fold of its events: the
+same function builds both.  Nothing here does I/O, reads a clock or draws
+randomness except from the hand seed given with StartHand.
+
+Orderings clients rely on (pinned by tests/rules/golden): a hand is sorted by
+(low, high); ``legal_plays`` lists tiles in hand order, and for each tile the
+ends by arm number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import msgspec
+
+from muggins.rules import errors
+from muggins.rules.commands import AnyCommand, CallMuggins, Command, Draw, Pass, Play, StartHand
+from muggins.rules.events import (
+    BoneyardStacked,
+    Event,
+    GameEnded,
+    GameStarted,
+    HandEnded,
+    HandStarted,
+    LeaderReason,
+    Passed,
+    PointsScored,
+    SeedSealed,
+    TileDrawn,
+    TilePlayed,
+    TilesDealt,
+)
+from muggins.rules.layout import Layout
+from muggins.rules.ruleset import Ruleset
+from muggins.rules.scoring import points_for_count, rounded_total
+from muggins.rules.shuffle import (
+    SHUFFLE_VERSION,
+    commitment,
+    lottery,
+    seed_from_hex,
+    shuffled,
+)
+from muggins.rules.tiles import Tile, make_tile, pips, tile_set
+
+Phase = Literal["between-hands", "playing", "game-over"]
+
+
+class PendingCount(msgspec.Struct, frozen=True):
+    """A count its player did not claim (muggins rule): open to a call until the next play."""
+
+    seat: int
+    points: int
+
+
+class HandState(msgspec.Struct, frozen=True, kw_only=True):
+    number: int
+    leader: int
+    must_lead: Tile | None
+    commitment: str
+    #: Secret until the hand ends; only the audit trail and HandEnded carry it.
+    seed: str | None = None
+    hands: tuple[tuple[Tile, ...], ...]
+    boneyard: tuple[Tile, ...] = ()
+    layout: Layout = Layout()
+    turn: int
+    #: Passes in a row; as many as there are seats blocks the hand.
+    passes: int = 0
+    pending: PendingCount | None = None
+
+
+class GameState(msgspec.Struct, frozen=True, kw_only=True):
+    ruleset: Ruleset
+    #: Points per side (a seat, or a partnership).
+    scores: tuple[int, ...]
+    phase: Phase = "between-hands"
+    hand: HandState | None = None
+    hands_played: int = 0
+    last_leader: int | None = None
+    last_domino_seat: int | None = None
+    last_winner_seat: int | None = None
+    winner_side: int | None = None
+
+
+# ---------------------------------------------------------------- queries
+
+
+def legal_plays(state: GameState) -> list[Play]:
+    """Every play the seat on turn may make, in the documented order."""
+    hand = state.hand
+    if hand is None or state.phase != "playing":
+        return []
+    seat = hand.turn
+    tiles = hand.hands[seat]
+    layout = hand.layout
+    if layout.lead is None:
+        if hand.must_lead is not None:
+            return [Play(seat=seat, tile=hand.must_lead)]
+        return [Play(seat=seat, tile=tile) for tile in tiles]
+    numbers = layout.open_numbers
+    ends = layout.ends
+    plays = []
+    for tile in tiles:
+        low, high = tile
+        if (numbers >> low) & 1 or (numbers >> high) & 1:
+            for end, number in enumerate(ends):
+                if number == low or number == high:
+                    plays.append(Play(seat=seat, tile=tile, end=end))
+    return plays
+
+
+def has_play(state: GameState, seat: int) -> bool:
+    """Whether ``seat`` holds a tile that fits anywhere now."""
+    hand = state.hand
+    if hand is None:
+        return False
+    layout = hand.layout
+    if layout.lead is None:
+        return True
+    numbers = layout.open_numbers
+    for low, high in hand.hands[seat]:
+        if (numbers >> low) & 1 or (numbers >> high) & 1:
+            return True
+    return False
+
+
+def forced_move(state: GameState) -> Draw | Pass | None:
+    """The draw or pass the engine must make for the seat on turn, if any."""
+    hand = state.hand
+    if hand is None or state.phase != "playing" or has_play(state, hand.turn):
+        return None
+    if state.ruleset.drawing == "draw" and hand.boneyard:
+        return Draw(seat=hand.turn)
+    return Pass(seat=hand.turn)
+
+
+def legal_moves(state: GameState) -> list[Command]:
+    """The moves open to the seat on turn: its plays, else the forced draw or pass.
+
+    A muggins call, open to every opponent of the pending count, comes last.
+    """
+    hand = state.hand
+    if hand is None or state.phase != "playing":
+        return []
+    forced = forced_move(state)
+    moves: list[Command] = [forced] if forced else list(legal_plays(state))
+    if can_call_muggins(state, hand.turn):
+        moves.append(CallMuggins(seat=hand.turn))
+    return moves
+
+
+def can_call_muggins(state: GameState, seat: int) -> bool:
+    hand = state.hand
+    if hand is None or hand.pending is None or state.phase != "playing":
+        return False
+    rules = state.ruleset
+    return rules.side_of(seat) != rules.side_of(hand.pending.seat)
+
+
+def points_if_played(state: GameState, play: Play) -> int:
+    """What ``play`` would score for its count (bots and hints use it)."""
+    hand = state.hand
+    assert hand is not None
+    rules = state.ruleset
+    if play.end is None:
+        count = play.tile.value
+    else:
+        count = hand.layout.count_after(play.tile, play.end)
+    return points_for_count(count, rules.scoring)
+
+
+# ---------------------------------------------------------------- decide
+
+
+def start_game(ruleset: Ruleset) -> tuple[GameState, list[Event]]:
+    """A new game: its first event and the state it gives."""
+    events: list[Event] = [GameStarted(ruleset=ruleset)]
+    return fold(events), events
+
+
+def decide(state: GameState, command: AnyCommand) -> list[Event]:
+    """The events ``command`` causes, or an IllegalMove naming why not."""
+    match command:
+        case Play():
+            return _decide_play(state, command)
+        case Draw():
+            return _decide_draw(state, command)
+        case Pass():
+            return _decide_pass(state, command)
+        case CallMuggins():
+            return _decide_muggins(state, command)
+        case StartHand():
+            return _decide_start_hand(state, command)
+    raise errors.IllegalMove(f"unknown command {command!r}")
+
+
+def _hand_on_turn(state: GameState, seat: int) -> HandState:
+    """The hand in play, provided it is ``seat``'s turn."""
+    if state.phase == "game-over":
+        raise errors.GameOver("the game is over")
+    hand = state.hand
+    if hand is None:
+        raise errors.HandNotInProgress("no hand is being played")
+    if not 0 <= seat < state.ruleset.seats:
+        raise errors.NotYourTurn(f"there is no seat {seat}")
+    if seat != hand.turn:
+        raise errors.NotYourTurn(f"it is seat {hand.turn}'s turn, not seat {seat}'s")
+    return hand
+
+
+def _decide_start_hand(state: GameState, command: StartHand) -> list[Event]:
+    if state.phase == "game-over":
+        raise errors.GameOver("the game is over")
+    if state.phase == "playing":
+        raise errors.HandInProgress("a hand is already being played")
+    seed = seed_from_hex(command.seed)
+    rules = state.ruleset
+    deck = shuffled(seed, tile_set(rules.max_pip))
+    per_seat = rules.tiles_per_seat
+    hands = [tuple(sorted(deck[s * per_seat : (s + 1) * per_seat])) for s in range(rules.seats)]
+    boneyard = tuple(deck[rules.seats * per_seat :])
+    number = state.hands_played + 1
+    leader, reason, must_lead = _choose_leader(state, hands, seed)
+    events: list[Event] = [
+        HandStarted(
+            hand=number,
+            leader=leader,
+            leader_reason=reason,
+            must_lead=must_lead,
+            commitment=commitment(seed),
+            shuffle_version=SHUFFLE_VERSION,
+        ),
+        SeedSealed(hand=number, seed=command.seed.lower()),
+    ]
+    events.extend(
+        TilesDealt(hand=number, seat=seat, tile_count=len(tiles), tiles=tiles)
+        for seat, tiles in enumerate(hands)
+    )
+    events.append(BoneyardStacked(hand=number, tile_count=len(boneyard), tiles=boneyard))
+    return events
+
+
+def _choose_leader(
+    state: GameState, hands: list[tuple[Tile, ...]], seed: bytes
+) -> tuple[int, LeaderReason, Tile | None]:
+    rules = state.ruleset
+    if state.hands_played == 0:
+        rule: str = rules.first_leader
+    else:
+        if rules.next_leader == "domino-player" and state.last_domino_seat is not None:
+            return state.last_domino_seat, "domino-player", None
+        if rules.next_leader == "hand-winner" and state.last_winner_seat is not None:
+            return state.last_winner_seat, "hand-winner", None
+        rule = rules.leader_without_winner
+    if rule == "lottery":
+        return lottery(seed, rules.seats), "lottery", None
+    if rule == "left-of-previous-leader":
+        assert state.last_leader is not None
+        return (state.last_leader + 1) % rules.seats, "left-of-previous-leader", None
+    doubles = [(tile, seat) for seat, hand in enumerate(hands) for tile in hand if tile.is_double]
+    if doubles:
+        tile, seat = max(doubles)
+        return seat, "highest-double", tile
+    # Nobody holds a double: the heaviest tile leads; equal weights, the higher half wins.
+    _, _, tile, seat = max(
+        (tile.value, tile.high, tile, seat) for seat, hand in enumerate(hands) for tile in hand
+    )
+    return seat, "heaviest-tile", tile
+
+
+def _decide_play(state: GameState, command: Play) -> list[Event]:
+    seat = command.seat
+    hand = _hand_on_turn(state, seat)
+    rules = state.ruleset
+    raw = command.tile
+    if not (0 <= raw.low <= rules.max_pip and 0 <= raw.high <= rules.max_pip):
+        raise errors.UnknownTile(f"{raw.high}-{raw.low} is not in the double-{rules.max_pip} set")
+    tile = make_tile(raw.low, raw.high)
+    if tile not in hand.hands[seat]:
+        raise errors.TileNotInHand(f"seat {seat} does not hold the {tile}")
+    layout = hand.layout
+    end = command.end
+    if layout.lead is None:
+        if end is not None:
+            raise errors.NoSuchEnd("the lead starts the layout: play it without an end")
+        if hand.must_lead is not None and tile != hand.must_lead:
+            raise errors.MustLeadTile(f"the {hand.must_lead} must be led")
+        count = tile.low + tile.high
+    else:
+        if end is None or not 0 <= end < len(layout.ends) or layout.ends[end] < 0:
+            open_ends = ", ".join(str(e) for e, _ in layout.open_ends())
+            raise errors.NoSuchEnd(f"end {end} is not open; the open ends are {open_ends}")
+        if not layout.fits(tile, end):
+            if not has_play(state, seat):
+                if rules.drawing == "draw" and hand.boneyard:
+                    raise errors.DrawRequired(f"seat {seat} has no tile that fits and must draw")
+                raise errors.MustPlay(f"seat {seat} has no tile that fits and must pass")
+            raise errors.TileDoesNotMatch(
+                f"the {tile} does not match the {layout.ends[end]} on end {end}"
+            )
+        count = layout.count_after(tile, end)
+    events: list[Event] = [
+        TilePlayed(
+            hand=hand.number, seat=seat, tile=tile, end=end, count=count, claim=command.claim
+        )
+    ]
+    points = points_for_count(count, rules.scoring)
+    side = rules.side_of(seat)
+    scores = state.scores
+    if points and (not rules.muggins_rule or command.claim == points):
+        events.append(
+            PointsScored(hand=hand.number, side=side, seat=seat, points=points, reason="count")
+        )
+        scores = _added(scores, side, points)
+        if _target_reached_now(rules, scores, side):
+            return events + _target_reached_events(state, hand, scores, seat, tile)
+    if len(hand.hands[seat]) == 1:
+        remaining = list(hand.hands)
+        remaining[seat] = ()
+        events += _domino_events(state, hand, tuple(remaining), seat, scores)
+    return events
+
+
+def _decide_draw(state: GameState, command: Draw) -> list[Event]:
+    hand = _hand_on_turn(state, command.seat)
+    if has_play(state, command.seat):
+        raise errors.MustPlay(f"seat {command.seat} holds a tile that fits and must play it")
+    if state.ruleset.drawing != "draw":
+        raise errors.IllegalMove("this table does not draw: pass instead")
+    if not hand.boneyard:
+        raise errors.IllegalMove("the boneyard is empty: pass instead")
+    return [TileDrawn(hand=hand.number, seat=command.seat, tile=hand.boneyard[0])]
+
+
+def _decide_pass(state: GameState, command: Pass) -> list[Event]:
+    seat = command.seat
+    hand = _hand_on_turn(state, seat)
+    if has_play(state, seat):
+        raise errors.MustPlay(f"seat {seat} holds a tile that fits and must play it")
+    if state.ruleset.drawing == "draw" and hand.boneyard:
+        raise errors.DrawRequired(f"seat {seat} must draw before passing")
+    events: list[Event] = [Passed(hand=hand.number, seat=seat)]
+    if hand.passes + 1 >= state.ruleset.seats:
+        events += _blocked_events(state, hand)
+    return events
+
+
+def _decide_muggins(state: GameState, command: CallMuggins) -> list[Event]:
+    if state.phase == "game-over":
+        raise errors.GameOver("the game is over")
+    hand = state.hand
+    if hand is None:
+        raise errors.HandNotInProgress("no hand is being played")
+    if not 0 <= command.seat < state.ruleset.seats:
+        raise errors.NothingToCall(f"there is no seat {command.seat}")
+    if not can_call_muggins(state, command.seat):
+        raise errors.NothingToCall("there is no unclaimed count an opponent of yours made")
+    assert hand.pending is not None
+    rules = state.ruleset
+    side = rules.side_of(command.seat)
+    points = hand.pending.points
+    events: list[Event] = [
+        PointsScored(
+            hand=hand.number, side=side, seat=command.seat, points=points, reason="muggins"
+        )
+    ]
+    scores = _added(state.scores, side, points)
+    if _target_reached_now(rules, scores, side):
+        events += _target_reached_events(state, hand, scores, None, None)
+    return events
+
+
+# ---------------------------------------------------------------- end of hand
+
+
+def _added(scores: tuple[int, ...], side: int, points: int) -> tuple[int, ...]:
+    return scores[:side] + (scores[side] + points,) + scores[side + 1 :]
+
+
+def _target_reached_now(rules: Ruleset, scores: tuple[int, ...], side: int) -> bool:
+    return (
+        rules.target is not None
+        and rules.target_check == "immediate"
+        and scores[side] >= rules.target
+    )
+
+
+def _seat_pips(hands: Iterable[tuple[Tile, ...]]) -> tuple[int, ...]:
+    return tuple(pips(tiles) for tiles in hands)
+
+
+def _target_reached_events(
+    state: GameState,
+    hand: HandState,
+    scores: tuple[int, ...],
+    seat: int | None,
+    played: Tile | None,
+) -> list[Event]:
+    """The game ends at once: the hand closes with no end-of-hand award."""
+    hands = list(hand.hands)
+    if seat is not None and played is not None:
+        hands[seat] = tuple(t for t in hands[seat] if t != played)
+    winner = max(range(len(scores)), key=lambda side: scores[side])
+    return [
+        HandEnded(
+            hand=hand.number,
+            outcome="target-reached",
+            winner_side=None,
+            winner_seat=None,
+            pips=_seat_pips(hands),
+            hands=tuple(hands),
+            seed=hand.seed or "",
+        ),
+        GameEnded(winner_side=winner, scores=scores),
+    ]
+
+
+def _award(rules: Ruleset, seat_pips: tuple[int, ...], side: int, blocked: bool) -> int:
+    """The hand winner's award from the seats' remaining pips."""
+    if rules.hand_award == "one-point":
+        return 1
+    opponents = [p for s, p in enumerate(seat_pips) if rules.side_of(s) != side]
+    if not blocked or rules.blocked_award == "opponents":
+        return rounded_total(opponents, rules.rounding)
+    if rules.blocked_award == "pips-of-others":
+        return sum(opponents)
+    own = [p for s, p in enumerate(seat_pips) if rules.side_of(s) == side]
+    return max(0, rounded_total(opponents, rules.rounding) - rounded_total(own, rules.rounding))
+
+
+def _domino_events(
+    state: GameState,
+    hand: HandState,
+    hands: tuple[tuple[Tile, ...], ...],
+    seat: int,
+    scores: tuple[int, ...],
+) -> list[Event]:
+    rules = state.ruleset
+    side = rules.side_of(seat)
+    seat_pips = _seat_pips(hands)
+    award = _award(rules, seat_pips, side, blocked=False)
+    events: list[Event] = []
+    if award:
+        events.append(
+            PointsScored(hand=hand.number, side=side, seat=seat, points=award, reason="domino")
+        )
+        scores = _added(scores, side, award)
+    events.append(
+        HandEnded(
+            hand=hand.number,
+            outcome="domino",
+            winner_side=side,
+            winner_seat=seat,
+            pips=seat_pips,
+            hands=hands,
+            seed=hand.seed or "",
+        )
+    )
+    return events + _game_end_events(rules, scores, side)
+
+
+def _blocked_events(state: GameState, hand: HandState) -> list[Event]:
+    rules = state.ruleset
+    seat_pips = _seat_pips(hand.hands)
+    side_pips = [0] * rules.side_count
+    for seat, seat_total in enumerate(seat_pips):
+        side_pips[rules.side_of(seat)] += seat_total
+    lowest = min(side_pips)
+    winners = [side for side, total in enumerate(side_pips) if total == lowest]
+    events: list[Event] = []
+    scores = state.scores
+    winner_side: int | None = None
+    winner_seat: int | None = None
+    if len(winners) == 1:
+        winner_side = winners[0]
+        # The winning side's seat holding the fewest pips (the lower seat on a tie).
+        winner_seat = min(
+            (p, s) for s, p in enumerate(seat_pips) if rules.side_of(s) == winner_side
+        )[1]
+        award = _award(rules, seat_pips, winner_side, blocked=True)
+        if award:
+            events.append(
+                PointsScored(
+                    hand=hand.number,
+                    side=winner_side,
+                    seat=winner_seat,
+                    points=award,
+                    reason="blocked",
+                )
+            )
+            scores = _added(scores, winner_side, award)
+    events.append(
+        HandEnded(
+            hand=hand.number,
+            outcome="blocked",
+            winner_side=winner_side,
+            winner_seat=winner_seat,
+            pips=seat_pips,
+            hands=hand.hands,
+            seed=hand.seed or "",
+        )
+    )
+    return events + _game_end_events(rules, scores, winner_side)
+
+
+def _game_end_events(
+    rules: Ruleset, scores: tuple[int, ...], hand_winner: int | None
+) -> list[Event]:
+    """GameEnded if the hand just finished ends the game."""
+    if rules.target is None:
+        return [GameEnded(winner_side=hand_winner, scores=scores)]
+    top = max(scores)
+    leaders = [side for side, score in enumerate(scores) if score == top]
+    if top >= rules.target and len(leaders) == 1:
+        return [GameEnded(winner_side=leaders[0], scores=scores)]
+    return []
+
+
+# ---------------------------------------------------------------- evolve
+
+
+def evolve(state: GameState | None, event: Event) -> GameState:
+    """The state after ``event``.  Events are facts: nothing is validated here."""
+    replace = msgspec.structs.replace
+    match event:
+        case TilePlayed():
+            assert state is not None and state.hand is not None
+            hand = state.hand
+            rules = state.ruleset
+            seat = event.seat
+            seat_tiles = hand.hands[seat]
+            index = seat_tiles.index(event.tile)
+            hands = list(hand.hands)
+            hands[seat] = seat_tiles[:index] + seat_tiles[index + 1 :]
+            if event.end is None:
+                layout = Layout.with_lead(event.tile, rules.spinner)
+            else:
+                layout = hand.layout.place(event.tile, event.end, rules.spinner)
+            pending = None
+            if rules.muggins_rule:
+                points = points_for_count(event.count, rules.scoring)
+                if points and event.claim != points:
+                    pending = PendingCount(seat, points)
+            return replace(
+                state,
+                hand=replace(
+                    hand,
+                    hands=tuple(hands),
+                    layout=layout,
+                    turn=(seat + 1) % rules.seats,
+                    passes=0,
+                    pending=pending,
+                    must_lead=None,
+                ),
+            )
+        case TileDrawn():
+            assert state is not None and state.hand is not None and event.tile is not None
+            hand = state.hand
+            hands = list(hand.hands)
+            hands[event.seat] = tuple(sorted((*hands[event.seat], event.tile)))
+            return replace(
+                state, hand=replace(hand, hands=tuple(hands), boneyard=hand.boneyard[1:])
+            )
+        case Passed():
+            assert state is not None and state.hand is not None
+            hand = state.hand
+            return replace(
+                state,
+                hand=replace(
+                    hand, turn=(event.seat + 1) % state.ruleset.seats, passes=hand.passes + 1
+                ),
+            )
+        case PointsScored():
+            assert state is not None
+            hand = state.hand
+            if event.reason == "muggins" and hand is not None:
+                state = replace(state, hand=replace(hand, pending=None))
+            return replace(state, scores=_added(state.scores, event.side, event.points))
+        case HandStarted():
+            assert state is not None
+            seats = state.ruleset.seats
+            return replace(
+                state,
+                phase="playing",
+                hand=HandState(
+                    number=event.hand,
+                    leader=event.leader,
+                    must_lead=event.must_lead,
+                    commitment=event.commitment,
+                    hands=((),) * seats,
+                    turn=event.leader,
+                ),
+            )
+        case SeedSealed():
+            assert state is not None and state.hand is not None
+            return replace(state, hand=replace(state.hand, seed=event.seed))
+        case TilesDealt():
+            assert state is not None and state.hand is not None and event.tiles is not None
+            hands = list(state.hand.hands)
+            hands[event.seat] = event.tiles
+            return replace(state, hand=replace(state.hand, hands=tuple(hands)))
+        case BoneyardStacked():
+            assert state is not None and state.hand is not None and event.tiles is not None
+            return replace(state, hand=replace(state.hand, boneyard=event.tiles))
+        case HandEnded():
+            assert state is not None and state.hand is not None
+            return replace(
+                state,
+                phase="between-hands",
+                hand=None,
+                hands_played=event.hand,
+                last_leader=state.hand.leader,
+                last_domino_seat=event.winner_seat if event.outcome == "domino" else None,
+                last_winner_seat=event.winner_seat,
+            )
+        case GameEnded():
+            assert state is not None
+            return replace(state, phase="game-over", winner_side=event.winner_side)
+        case GameStarted():
+            return GameState(ruleset=event.ruleset, scores=(0,) * event.ruleset.side_count)
+    raise TypeError(f"not an event: {event!r}")
+
+
+def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:
+    """The state the events give, from ``state`` (or from nothing: GameStarted first)."""
+    for event in events:
+        state = evolve(state, event)
+    if state is None:
+        raise ValueError("no events: a game starts with GameStarted")
+    return state
+
+
+def apply(state: GameState, command: AnyCommand) -> tuple[GameState, list[Event]]:
+    """Decide ``command`` and fold its events: the new state and what happened.
+
+    Raises an IllegalMove (and the caller keeps the old state) when refused.
+    """
+    events = decide(state, command)
+    for event in events:
+        state = evolve(state, event)
+    return state, events
+
+
+def advance(state: GameState) -> tuple[GameState, list[Event]]:
+    """Make every forced draw and pass until a seat has a choice or the hand ends."""
+    events: list[Event] = []
+    while (move := forced_move(state)) is not None:
+        state, new_events = apply(state, move)
+        events += new_events
+    return state, events
+
+
+def play(state: GameState, command: AnyCommand) -> tuple[GameState, list[Event]]:
+    """``apply`` a player's decision, then ``advance`` through forced moves."""
+    state, events = apply(state, command)
+    state, forced = advance(state)
+    return state, events + forced

@@ -1,0 +1,139 @@
+"""The seeded shuffle: the deal, the draws and the leader lottery derive from
+the hand's seed alone, by an algorithm another language can reimplement.
+
+Algorithm version 1 (``SHUFFLE_VERSION``; docs/fairness.md has test vectors):
+
+* Seed: 32 secret random bytes per hand.  Commitment: SHA-256 of the seed
+  bytes, lowercase hex, published when the hand starts; the seed is revealed
+  when it ends.
+* Stream for a label: the SHAKE-256 output (FIPS 202) of ``label || seed``,
+  read as unsigned 64-bit big-endian integers u0, u1, u2 ...  Labels are the
+  ASCII strings "muggins/shuffle/v1" and "muggins/lottery/v1".  (An XOF
+  gives any number of bytes from one call; a longer output starts with the
+  shorter one, so the stream is well defined however much is read.)
+* Uniform integer below m: take the next u; while u >= 2^64 - (2^64 mod m),
+  discard it and take the next (rejection keeps it exactly uniform); the
+  answer is u mod m.
+* Shuffle: start from the set in canonical order (tiles.tile_set); for
+  i = n-1 down to 1: j = uniform below i+1 from the shuffle stream; swap
+  positions i and j (Fisher-Yates).
+* Deal: seat s takes positions s*k .. s*k+k-1 of the shuffled set (k tiles
+  per seat); the rest, in order, is the boneyard, drawn from its front.
+* Lottery: the leader is uniform below the seat count, from the first values
+  of the lottery stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
+
+from muggins.rules.errors import InvalidSeed
+
+SHUFFLE_VERSION = 1
+SEED_BYTES = 32
+SHUFFLE_LABEL = b"muggins/shuffle/v1"
+LOTTERY_LABEL = b"muggins/lottery/v1"
+HAND_SEED_LABEL = b"muggins/hand-seed/v1"
+
+_TWO_64 = 1 << 64
+#: Values read beyond the n-1 a shuffle needs, so a rejection rarely costs a second call.
+_SPARE_VALUES = 8
+#: The rejection limit 2^64 - (2^64 mod m) for every m a set up to double-15 needs.
+_LIMITS = tuple(_TWO_64 - _TWO_64 % m if m else 0 for m in range(137))
+
+T = TypeVar("T")
+
+
+def seed_from_hex(seed_hex: str) -> bytes:
+    """Decode a hex seed, refusing anything that is not exactly 32 bytes."""
+    try:
+        seed = bytes.fromhex(seed_hex)
+    except ValueError:
+        raise InvalidSeed("a seed is 64 hexadecimal digits") from None
+    if len(seed) != SEED_BYTES:
+        raise InvalidSeed(f"a seed is {SEED_BYTES} bytes (64 hex digits), not {len(seed)}")
+    return seed
+
+
+def commitment(seed: bytes) -> str:
+    """The public commitment to a seed: SHA-256 of its bytes, lowercase hex."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def stream_values(seed: bytes, label: bytes, count: int) -> tuple[int, ...]:
+    """The first ``count`` unsigned 64-bit values of the ``label`` stream."""
+    data = hashlib.shake_256(label + seed).digest(8 * count)
+    return struct.unpack(f">{count}Q", data)
+
+
+def random_stream(seed: bytes, label: bytes, chunk: int = 16) -> Iterator[int]:
+    """The endless ``label`` stream under ``seed``, ``chunk`` values at a time."""
+    read = 0
+    while True:
+        values = stream_values(seed, label, read + chunk)
+        yield from values[read:]
+        read += chunk
+        chunk *= 2
+
+
+def uniform_below(stream: Iterator[int], m: int) -> int:
+    """A uniform integer in [0, m) from the stream, by rejection sampling."""
+    limit = _TWO_64 - (_TWO_64 % m)
+    value = next(stream)
+    while value >= limit:
+        value = next(stream)
+    return value % m
+
+
+def _next_accepted(
+    seed: bytes, values: tuple[int, ...], position: int, limit: int
+) -> tuple[int, int, tuple[int, ...]]:
+    """Read on past a rejected value: (accepted value, new position, values read)."""
+    while True:
+        if position == len(values):
+            values = stream_values(seed, SHUFFLE_LABEL, 2 * len(values))
+        value = values[position]
+        position += 1
+        if value < limit:
+            return value, position, values
+
+
+def shuffled(seed: bytes, items: Sequence[T]) -> list[T]:
+    """``items`` in the order the seed's Fisher-Yates shuffle gives."""
+    deck = list(items)
+    n = len(deck)
+    values = stream_values(seed, SHUFFLE_LABEL, n + _SPARE_VALUES)
+    position = 0
+    for i in range(n - 1, 0, -1):
+        m = i + 1
+        value = values[position]
+        position += 1
+        limit = _LIMITS[m] if m < len(_LIMITS) else _TWO_64 - _TWO_64 % m
+        if value >= limit:  # about once in 2^58 hands
+            value, position, values = _next_accepted(seed, values, position, limit)
+        j = value % m
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def lottery(seed: bytes, seats: int) -> int:
+    """The seat the lottery picks to lead."""
+    return uniform_below(random_stream(seed, LOTTERY_LABEL, 2), seats)
+
+
+def hand_seed(game_seed: bytes, hand_number: int) -> bytes:
+    """A hand's seed derived from a game seed, for reproducible self-play.
+
+    The service draws each hand's seed from the operating system instead;
+    this derivation exists so that ``muggins simulate --seed S`` repeats.
+    """
+    message = HAND_SEED_LABEL + hand_number.to_bytes(8, "big") + game_seed
+    return hashlib.shake_256(message).digest(SEED_BYTES)
+
+
+def game_seed_from_text(text: str) -> bytes:
+    """A game seed from any text a person types (SHA-256 of its UTF-8)."""
+    return hashlib.sha256(text.encode("utf-8")).digest()

@@ -1,0 +1,64 @@
+"""Bots playing whole games against each other, reproducibly from one seed."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+
+from muggins.bots import Bot, BotLevel, make_bot
+from muggins.rules.commands import CallMuggins, StartHand
+from muggins.rules.events import Event
+from muggins.rules.game import GameState, apply, play, start_game
+from muggins.rules.ruleset import Ruleset
+from muggins.rules.shuffle import hand_seed
+
+#: A game that has not ended after this many hands is a bug, not a long game.
+MAX_HANDS = 1000
+
+
+class RunawayGame(RuntimeError):
+    """A self-play game that did not end within MAX_HANDS hands."""
+
+
+def bot_rng(game_seed: bytes, seat: int) -> random.Random:
+    """A seat's bot randomness, derived from the game seed (Random(int) is
+    reproducible across Python versions for ``random()``)."""
+    return random.Random(int.from_bytes(game_seed, "big") ^ (seat + 1))
+
+
+def make_bots(levels: Sequence[BotLevel], game_seed: bytes) -> list[Bot]:
+    return [make_bot(level, bot_rng(game_seed, seat)) for seat, level in enumerate(levels)]
+
+
+def play_game(ruleset: Ruleset, game_seed: bytes, bots: Sequence[Bot]) -> Iterator[Event]:
+    """Every event of one game the bots play, hand seeds derived from ``game_seed``."""
+    state, events = start_game(ruleset)
+    yield from events
+    while state.phase != "game-over":
+        if state.phase == "between-hands":
+            if state.hands_played >= MAX_HANDS:
+                raise RunawayGame(f"no winner after {MAX_HANDS} hands")
+            seed = hand_seed(game_seed, state.hands_played + 1).hex()
+            state, events = play(state, StartHand(seed=seed))
+            yield from events
+            continue
+        state, events = _muggins_calls(state, bots)
+        yield from events
+        if state.phase != "playing":
+            continue
+        assert state.hand is not None
+        state, events = play(state, bots[state.hand.turn].choose(state))
+        yield from events
+
+
+def _muggins_calls(state: GameState, bots: Sequence[Bot]) -> tuple[GameState, list[Event]]:
+    """Give each opponent, in seat order from the one on turn, the chance to call."""
+    hand = state.hand
+    if hand is None or hand.pending is None:
+        return state, []
+    seats = state.ruleset.seats
+    for offset in range(seats):
+        seat = (hand.turn + offset) % seats
+        if bots[seat].calls_muggins(state, seat):
+            return apply(state, CallMuggins(seat=seat))
+    return state, []

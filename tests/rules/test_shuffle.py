@@ -1,0 +1,115 @@
+"""The fairness algorithm, pinned by test vectors docs/fairness.md repeats."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+import pytest
+
+from muggins.rules.errors import InvalidSeed
+from muggins.rules.shuffle import (
+    LOTTERY_LABEL,
+    SHUFFLE_LABEL,
+    commitment,
+    lottery,
+    random_stream,
+    seed_from_hex,
+    shuffled,
+    stream_values,
+    uniform_below,
+)
+from muggins.rules.tiles import tile_set
+
+ZERO_SEED = bytes(32)
+COUNTING_SEED = bytes(range(32))
+
+
+def test_commitment_is_sha256_of_the_seed_bytes() -> None:
+    assert commitment(ZERO_SEED) == hashlib.sha256(ZERO_SEED).hexdigest()
+    assert commitment(ZERO_SEED) == (
+        "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"
+    )
+
+
+def test_stream_is_shake256_of_label_then_seed_read_big_endian() -> None:
+    data = hashlib.shake_256(SHUFFLE_LABEL + COUNTING_SEED).digest(16)
+    expected = (int.from_bytes(data[:8], "big"), int.from_bytes(data[8:], "big"))
+    assert stream_values(COUNTING_SEED, SHUFFLE_LABEL, 2) == expected
+
+
+def test_endless_stream_continues_the_same_values() -> None:
+    stream = random_stream(COUNTING_SEED, LOTTERY_LABEL, chunk=2)
+    first = [next(stream) for _ in range(50)]
+    assert tuple(first) == stream_values(COUNTING_SEED, LOTTERY_LABEL, 50)
+
+
+# Test vectors: change them only with a new SHUFFLE_VERSION.
+VECTORS = {
+    ZERO_SEED: "5-1 3-0 6-1 2-2 6-6 6-5 4-1 6-3 5-5 5-4 4-2 3-1 2-0 4-0 "
+    "6-4 1-0 0-0 3-2 2-1 4-4 1-1 5-3 6-2 6-0 5-0 5-2 4-3 3-3",
+    COUNTING_SEED: "4-4 6-0 6-3 2-2 6-1 6-4 6-5 5-4 4-1 1-1 2-1 5-1 5-5 3-0 "
+    "6-2 5-2 4-3 4-0 1-0 2-0 6-6 3-3 3-2 5-0 5-3 3-1 4-2 0-0",
+}
+
+
+def _deck_text(seed: bytes, max_pip: int = 6) -> str:
+    return " ".join(str(t) for t in shuffled(seed, tile_set(max_pip)))
+
+
+def test_shuffle_vectors() -> None:
+    for seed, expected in VECTORS.items():
+        assert _deck_text(seed) == expected
+
+
+def test_lottery_vectors() -> None:
+    assert [lottery(COUNTING_SEED, seats) for seats in (2, 3, 4)] == [0, 0, 2]
+
+
+def test_shuffle_is_a_permutation_of_every_set() -> None:
+    for max_pip in (6, 9, 12, 15):
+        deck = shuffled(COUNTING_SEED, tile_set(max_pip))
+        assert sorted(deck) == list(tile_set(max_pip))
+
+
+def test_shuffle_positions_are_roughly_uniform() -> None:
+    # 2,800 shuffles: each tile lands first about 100 times; a broken shuffle is far off.
+    firsts = Counter(shuffled(i.to_bytes(32, "big"), tile_set(6))[0] for i in range(2800))
+    assert len(firsts) == 28
+    assert min(firsts.values()) > 50 and max(firsts.values()) < 160
+
+
+def test_uniform_below_rejects_values_past_the_limit() -> None:
+    limit_for_three = (1 << 64) - (1 << 64) % 3
+    stream = iter([limit_for_three, limit_for_three + 1, 7])
+    assert uniform_below(stream, 3) == 7 % 3
+
+
+@pytest.mark.parametrize("bad", ["", "zz" * 32, "00" * 31, "00" * 33, "0" * 63])
+def test_seed_must_be_32_bytes_of_hex(bad: str) -> None:
+    with pytest.raises(InvalidSeed):
+        seed_from_hex(bad)
+
+
+def _reference_shuffle(seed: bytes, n: int) -> list[int]:
+    """docs/fairness.md read literally, with nothing shared with the engine."""
+    stream = hashlib.shake_256(b"muggins/shuffle/v1" + seed).digest(8 * 4 * n)
+    values = [int.from_bytes(stream[k : k + 8], "big") for k in range(0, len(stream), 8)]
+    order = list(range(n))
+    for i in range(n - 1, 0, -1):
+        while True:
+            u = values.pop(0)
+            if u < 2**64 - (2**64 % (i + 1)):
+                break
+        j = u % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def test_engine_shuffle_equals_a_literal_reading_of_the_spec() -> None:
+    for max_pip in (6, 9, 12):
+        tiles = tile_set(max_pip)
+        for k in range(30):
+            seed = hashlib.sha256(bytes([k, max_pip])).digest()
+            expected = [tiles[i] for i in _reference_shuffle(seed, len(tiles))]
+            assert shuffled(seed, tiles) == expected
