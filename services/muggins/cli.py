@@ -42,7 +42,9 @@ def _seating_text(name: str) -> str:
 @click.option("--seats", type=int, default=None, help="Seat count (default: the preset's first).")
 @click.option("--partners", is_flag=True, help="Four seats in two partnerships.")
 @click.option("--json", "as_json", is_flag=True, help="Print the ruleset as JSON.")
-def rules_command(preset_name: str | None, seats: int | None, partners: bool, as_json: bool) -> None:
+def rules_command(
+    preset_name: str | None, seats: int | None, partners: bool, as_json: bool
+) -> None:
     """Show a preset's rules in words (without PRESET: list the presets)."""
     if preset_name is None:
         for name in PRESETS:
@@ -119,7 +121,9 @@ def _bot_levels(text: str, seats: int) -> list[BotLevel]:
     if len(names) == 1:
         names *= seats
     if len(names) != seats:
-        raise click.BadParameter(f"give one bot level, or one per seat ({seats})", param_hint="--bots")
+        raise click.BadParameter(
+            f"give one bot level, or one per seat ({seats})", param_hint="--bots"
+        )
     valid = get_args(BotLevel)
     for name in names:
         if name not in valid:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import Literal, Protocol
 
-from muggins.rules.commands import CallMuggins, Command, Play
+from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.game import GameState, can_call_muggins, legal_moves, points_if_played
 
 BotLevel = Literal["random", "greedy"]
@@ -15,7 +15,7 @@ BOT_LEVELS: tuple[BotLevel, ...] = ("random", "greedy")
 
 
 class Bot(Protocol):
-    def choose(self, state: GameState) -> Command:
+    def choose(self, state: GameState) -> AnyCommand:
         """The move for the seat on turn."""
 
     def calls_muggins(self, state: GameState, seat: int) -> bool:
@@ -37,7 +37,7 @@ class RandomBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, state: GameState) -> Command:
+    def choose(self, state: GameState) -> AnyCommand:
         moves = [m for m in legal_moves(state) if not isinstance(m, CallMuggins)]
         move = moves[int(self.rng.random() * len(moves))]
         if isinstance(move, Play):
@@ -54,7 +54,7 @@ class GreedyBot:
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng
 
-    def choose(self, state: GameState) -> Command:
+    def choose(self, state: GameState) -> AnyCommand:
         moves = [m for m in legal_moves(state) if not isinstance(m, CallMuggins)]
         plays = [m for m in moves if isinstance(m, Play)]
         if not plays:

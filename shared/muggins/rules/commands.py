@@ -13,13 +13,13 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, tag=True, tag_field="ty
     """Base of every command; the tag is the class name."""
 
 
-class StartHand(Command):
+class StartHand(Command, frozen=True, kw_only=True):
     """Deal the next hand from ``seed`` (64 hex digits, secret until the hand ends)."""
 
     seed: str
 
 
-class Play(Command):
+class Play(Command, frozen=True, kw_only=True):
     seat: int
     tile: Tile
     #: The arm whose open end the tile goes on; None to lead.
@@ -28,15 +28,15 @@ class Play(Command):
     claim: int | None = None
 
 
-class Draw(Command):
+class Draw(Command, frozen=True, kw_only=True):
     seat: int
 
 
-class Pass(Command):
+class Pass(Command, frozen=True, kw_only=True):
     seat: int
 
 
-class CallMuggins(Command):
+class CallMuggins(Command, frozen=True, kw_only=True):
     """Take an opponent's unclaimed or wrongly claimed count (muggins rule)."""
 
     seat: int

@@ -35,11 +35,11 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, tag_field="type
     """Base of every event; the tag is the class name."""
 
 
-class GameStarted(Event):
+class GameStarted(Event, frozen=True, kw_only=True):
     ruleset: Ruleset
 
 
-class HandStarted(Event):
+class HandStarted(Event, frozen=True, kw_only=True):
     hand: int
     leader: int
     leader_reason: LeaderReason
@@ -50,21 +50,21 @@ class HandStarted(Event):
     must_lead: Tile | None = None
 
 
-class SeedSealed(Event):
+class SeedSealed(Event, frozen=True, kw_only=True):
     """The hand's secret seed, kept for audit; revealed by HandEnded."""
 
     hand: int
     seed: str | None = None
 
 
-class TilesDealt(Event):
+class TilesDealt(Event, frozen=True, kw_only=True):
     hand: int
     seat: int
     tile_count: int
     tiles: tuple[Tile, ...] | None = None
 
 
-class BoneyardStacked(Event):
+class BoneyardStacked(Event, frozen=True, kw_only=True):
     """The undealt tiles in drawing order (front first)."""
 
     hand: int
@@ -72,13 +72,13 @@ class BoneyardStacked(Event):
     tiles: tuple[Tile, ...] | None = None
 
 
-class TileDrawn(Event):
+class TileDrawn(Event, frozen=True, kw_only=True):
     hand: int
     seat: int
     tile: Tile | None = None
 
 
-class TilePlayed(Event):
+class TilePlayed(Event, frozen=True, kw_only=True):
     hand: int
     seat: int
     tile: Tile
@@ -90,12 +90,12 @@ class TilePlayed(Event):
     claim: int | None = None
 
 
-class Passed(Event):
+class Passed(Event, frozen=True, kw_only=True):
     hand: int
     seat: int
 
 
-class PointsScored(Event):
+class PointsScored(Event, frozen=True, kw_only=True):
     hand: int
     side: int
     #: The seat whose play, domino, low hand or call earned the points.
@@ -104,7 +104,7 @@ class PointsScored(Event):
     reason: ScoreReason
 
 
-class HandEnded(Event):
+class HandEnded(Event, frozen=True, kw_only=True):
     hand: int
     outcome: HandOutcome
     #: The side that won the hand; None for a blocked tie or a target reached mid-hand.
@@ -119,7 +119,7 @@ class HandEnded(Event):
     seed: str
 
 
-class GameEnded(Event):
+class GameEnded(Event, frozen=True, kw_only=True):
     #: The winning side; None for a drawn game.
     winner_side: int | None
     scores: tuple[int, ...]

@@ -138,7 +138,7 @@ def forced_move(state: GameState) -> Draw | Pass | None:
     return Pass(seat=hand.turn)
 
 
-def legal_moves(state: GameState) -> list[Command]:
+def legal_moves(state: GameState) -> list[AnyCommand]:
     """The moves open to the seat on turn: its plays, else the forced draw or pass.
 
     A muggins call, open to every opponent of the pending count, comes last.
@@ -147,7 +147,7 @@ def legal_moves(state: GameState) -> list[Command]:
     if hand is None or state.phase != "playing":
         return []
     forced = forced_move(state)
-    moves: list[Command] = [forced] if forced else list(legal_plays(state))
+    moves: list[AnyCommand] = [forced] if forced else list(legal_plays(state))
     if can_call_muggins(state, hand.turn):
         moves.append(CallMuggins(seat=hand.turn))
     return moves
@@ -576,9 +576,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             )
         case PointsScored():
             assert state is not None
-            hand = state.hand
-            if event.reason == "muggins" and hand is not None:
-                state = replace(state, hand=replace(hand, pending=None))
+            if event.reason == "muggins" and state.hand is not None:
+                state = replace(state, hand=replace(state.hand, pending=None))
             return replace(state, scores=_added(state.scores, event.side, event.points))
         case HandStarted():
             assert state is not None

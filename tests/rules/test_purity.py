@@ -1,0 +1,38 @@
+"""The rules package imports the standard library and msgspec only (STYLE.md 1)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import muggins.rules
+
+ALLOWED_THIRD_PARTY = {"msgspec"}
+FORBIDDEN_STDLIB = {
+    "asyncio", "socket", "os", "time", "datetime", "random", "secrets", "subprocess",
+    "threading", "logging", "urllib", "http", "io", "pathlib", "uuid",
+}
+
+
+def test_rules_package_imports_only_stdlib_and_msgspec() -> None:
+    package_dir = Path(next(iter(muggins.rules.__path__)))
+    for path in package_dir.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if name.startswith("muggins.rules") or top == "__future__":
+                    continue
+                assert top in ALLOWED_THIRD_PARTY or top in sys.stdlib_module_names, (
+                    f"{path.name} imports {name}"
+                )
+                assert top not in FORBIDDEN_STDLIB, (
+                    f"{path.name} imports {name}: no I/O, clock or randomness"
+                )
