@@ -75,8 +75,20 @@ def test(args: list[str]) -> int:
 
 
 def bench(args: list[str]) -> int:
+    """Run tests/benchmarks/bench_NAME.py for each NAME given (all without names)."""
     ensure_environment("dev,bench")
-    return _run(str(PYTHON), "-m", "pytest", "tests/benchmarks", "-s", "-p", "no:randomly", *args)
+    folder = ROOT / "tests" / "benchmarks"
+    if args:
+        scripts = [folder / f"bench_{name}.py" for name in args]
+    else:
+        scripts = sorted(folder.glob("bench_*.py"))
+    worst = 0
+    for script in scripts:
+        if not script.exists():
+            print(f"no benchmark {script.name}")
+            return 2
+        worst = max(worst, _run(str(PYTHON), str(script)))
+    return worst
 
 
 COMMANDS = {"run": run, "test": test, "bench": bench}

@@ -101,7 +101,9 @@ def run_checked_game(rules: Ruleset, game_seed: bytes, bots: Sequence[Bot]) -> t
     return state, events, decisions
 
 
-def replay_decisions(rules: Ruleset, decisions: Sequence[AnyCommand]) -> tuple[GameState, list[Event]]:
+def replay_decisions(
+    rules: Ruleset, decisions: Sequence[AnyCommand]
+) -> tuple[GameState, list[Event]]:
     state, events = start_game(rules)
     for command in decisions:
         state, new_events = play(state, command)

@@ -19,7 +19,7 @@ class StartHand(Command, frozen=True, kw_only=True):
     seed: str
 
 
-class Play(Command, frozen=True, kw_only=True):
+class Play(Command, frozen=True, kw_only=False):
     seat: int
     tile: Tile
     #: The arm whose open end the tile goes on; None to lead.

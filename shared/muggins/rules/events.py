@@ -72,13 +72,13 @@ class BoneyardStacked(Event, frozen=True, kw_only=True):
     tiles: tuple[Tile, ...] | None = None
 
 
-class TileDrawn(Event, frozen=True, kw_only=True):
+class TileDrawn(Event, frozen=True, kw_only=False):
     hand: int
     seat: int
     tile: Tile | None = None
 
 
-class TilePlayed(Event, frozen=True, kw_only=True):
+class TilePlayed(Event, frozen=True, kw_only=False):
     hand: int
     seat: int
     tile: Tile
@@ -90,12 +90,12 @@ class TilePlayed(Event, frozen=True, kw_only=True):
     claim: int | None = None
 
 
-class Passed(Event, frozen=True, kw_only=True):
+class Passed(Event, frozen=True, kw_only=False):
     hand: int
     seat: int
 
 
-class PointsScored(Event, frozen=True, kw_only=True):
+class PointsScored(Event, frozen=True, kw_only=False):
     hand: int
     side: int
     #: The seat whose play, domino, low hand or call earned the points.

@@ -19,7 +19,7 @@ from typing import Literal
 import msgspec
 
 from muggins.rules import errors
-from muggins.rules.commands import AnyCommand, CallMuggins, Command, Draw, Pass, Play, StartHand
+from muggins.rules.commands import AnyCommand, CallMuggins, Draw, Pass, Play, StartHand
 from muggins.rules.events import (
     BoneyardStacked,
     Event,
@@ -45,7 +45,7 @@ from muggins.rules.shuffle import (
     seed_from_hex,
     shuffled,
 )
-from muggins.rules.tiles import Tile, make_tile, pips, tile_set
+from muggins.rules.tiles import Tile, pips, tile_set
 
 Phase = Literal["between-hands", "playing", "game-over"]
 
@@ -99,8 +99,8 @@ def legal_plays(state: GameState) -> list[Play]:
     layout = hand.layout
     if layout.lead is None:
         if hand.must_lead is not None:
-            return [Play(seat=seat, tile=hand.must_lead)]
-        return [Play(seat=seat, tile=tile) for tile in tiles]
+            return [Play(seat, hand.must_lead)]
+        return [Play(seat, tile) for tile in tiles]
     numbers = layout.open_numbers
     ends = layout.ends
     plays = []
@@ -109,7 +109,7 @@ def legal_plays(state: GameState) -> list[Play]:
         if (numbers >> low) & 1 or (numbers >> high) & 1:
             for end, number in enumerate(ends):
                 if number == low or number == high:
-                    plays.append(Play(seat=seat, tile=tile, end=end))
+                    plays.append(Play(seat, tile, end))
     return plays
 
 
@@ -276,11 +276,14 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
     seat = command.seat
     hand = _hand_on_turn(state, seat)
     rules = state.ruleset
-    raw = command.tile
-    if not (0 <= raw.low <= rules.max_pip and 0 <= raw.high <= rules.max_pip):
-        raise errors.UnknownTile(f"{raw.high}-{raw.low} is not in the double-{rules.max_pip} set")
-    tile = make_tile(raw.low, raw.high)
-    if tile not in hand.hands[seat]:
+    low, high = command.tile
+    if low > high:
+        low, high = high, low
+    if low < 0 or high > rules.max_pip:
+        raise errors.UnknownTile(f"{high}-{low} is not in the double-{rules.max_pip} set")
+    tile = Tile(low, high)
+    held = hand.hands[seat]
+    if tile not in held:
         raise errors.TileNotInHand(f"seat {seat} does not hold the {tile}")
     layout = hand.layout
     end = command.end
@@ -289,36 +292,30 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
             raise errors.NoSuchEnd("the lead starts the layout: play it without an end")
         if hand.must_lead is not None and tile != hand.must_lead:
             raise errors.MustLeadTile(f"the {hand.must_lead} must be led")
-        count = tile.low + tile.high
+        count = low + high
     else:
-        if end is None or not 0 <= end < len(layout.ends) or layout.ends[end] < 0:
+        ends = layout.ends
+        if end is None or not 0 <= end < len(ends) or ends[end] < 0:
             open_ends = ", ".join(str(e) for e, _ in layout.open_ends())
             raise errors.NoSuchEnd(f"end {end} is not open; the open ends are {open_ends}")
-        if not layout.fits(tile, end):
+        if ends[end] != low and ends[end] != high:
             if not has_play(state, seat):
                 if rules.drawing == "draw" and hand.boneyard:
                     raise errors.DrawRequired(f"seat {seat} has no tile that fits and must draw")
                 raise errors.MustPlay(f"seat {seat} has no tile that fits and must pass")
-            raise errors.TileDoesNotMatch(
-                f"the {tile} does not match the {layout.ends[end]} on end {end}"
-            )
+            raise errors.TileDoesNotMatch(f"the {tile} does not match the {ends[end]} on end {end}")
         count = layout.count_after(tile, end)
-    events: list[Event] = [
-        TilePlayed(
-            hand=hand.number, seat=seat, tile=tile, end=end, count=count, claim=command.claim
-        )
-    ]
-    points = points_for_count(count, rules.scoring)
-    side = rules.side_of(seat)
+    number = hand.number
+    events: list[Event] = [TilePlayed(number, seat, tile, end, count, command.claim)]
+    points = points_for_count(count, rules.scoring) if count else 0
     scores = state.scores
     if points and (not rules.muggins_rule or command.claim == points):
-        events.append(
-            PointsScored(hand=hand.number, side=side, seat=seat, points=points, reason="count")
-        )
+        side = seat % 2 if rules.partnerships else seat
+        events.append(PointsScored(number, side, seat, points, "count"))
         scores = _added(scores, side, points)
         if _target_reached_now(rules, scores, side):
             return events + _target_reached_events(state, hand, scores, seat, tile)
-    if len(hand.hands[seat]) == 1:
+    if len(held) == 1:
         remaining = list(hand.hands)
         remaining[seat] = ()
         events += _domino_events(state, hand, tuple(remaining), seat, scores)
@@ -523,6 +520,13 @@ def _game_end_events(
 # ---------------------------------------------------------------- evolve
 
 
+def _with_seat(
+    hands: tuple[tuple[Tile, ...], ...], seat: int, tiles: tuple[Tile, ...]
+) -> tuple[tuple[Tile, ...], ...]:
+    """``hands`` with seat ``seat``'s hand replaced by ``tiles``."""
+    return hands[:seat] + (tiles,) + hands[seat + 1 :]
+
+
 def evolve(state: GameState | None, event: Event) -> GameState:
     """The state after ``event``.  Events are facts: nothing is validated here."""
     replace = msgspec.structs.replace
@@ -532,10 +536,10 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             hand = state.hand
             rules = state.ruleset
             seat = event.seat
-            seat_tiles = hand.hands[seat]
+            hands = hand.hands
+            seat_tiles = hands[seat]
             index = seat_tiles.index(event.tile)
-            hands = list(hand.hands)
-            hands[seat] = seat_tiles[:index] + seat_tiles[index + 1 :]
+            seat_tiles = seat_tiles[:index] + seat_tiles[index + 1 :]
             if event.end is None:
                 layout = Layout.with_lead(event.tile, rules.spinner)
             else:
@@ -549,7 +553,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
                 state,
                 hand=replace(
                     hand,
-                    hands=tuple(hands),
+                    hands=_with_seat(hands, seat, seat_tiles),
                     layout=layout,
                     turn=(seat + 1) % rules.seats,
                     passes=0,
@@ -560,10 +564,14 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         case TileDrawn():
             assert state is not None and state.hand is not None and event.tile is not None
             hand = state.hand
-            hands = list(hand.hands)
-            hands[event.seat] = tuple(sorted((*hands[event.seat], event.tile)))
+            drawn = tuple(sorted((*hand.hands[event.seat], event.tile)))
             return replace(
-                state, hand=replace(hand, hands=tuple(hands), boneyard=hand.boneyard[1:])
+                state,
+                hand=replace(
+                    hand,
+                    hands=_with_seat(hand.hands, event.seat, drawn),
+                    boneyard=hand.boneyard[1:],
+                ),
             )
         case Passed():
             assert state is not None and state.hand is not None
@@ -599,9 +607,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
             return replace(state, hand=replace(state.hand, seed=event.seed))
         case TilesDealt():
             assert state is not None and state.hand is not None and event.tiles is not None
-            hands = list(state.hand.hands)
-            hands[event.seat] = event.tiles
-            return replace(state, hand=replace(state.hand, hands=tuple(hands)))
+            hands = _with_seat(state.hand.hands, event.seat, event.tiles)
+            return replace(state, hand=replace(state.hand, hands=hands))
         case BoneyardStacked():
             assert state is not None and state.hand is not None and event.tiles is not None
             return replace(state, hand=replace(state.hand, boneyard=event.tiles))
@@ -655,6 +662,10 @@ def advance(state: GameState) -> tuple[GameState, list[Event]]:
 
 def play(state: GameState, command: AnyCommand) -> tuple[GameState, list[Event]]:
     """``apply`` a player's decision, then ``advance`` through forced moves."""
-    state, events = apply(state, command)
-    state, forced = advance(state)
-    return state, events + forced
+    events = decide(state, command)
+    for event in events:
+        state = evolve(state, event)
+    while (move := forced_move(state)) is not None:
+        state, forced = apply(state, move)
+        events += forced
+    return state, events

@@ -121,7 +121,7 @@ def shuffled(seed: bytes, items: Sequence[T]) -> list[T]:
 
 def lottery(seed: bytes, seats: int) -> int:
     """The seat the lottery picks to lead."""
-    return uniform_below(random_stream(seed, LOTTERY_LABEL, 2), seats)
+    return uniform_below(random_stream(seed, LOTTERY_LABEL, 4), seats)
 
 
 def hand_seed(game_seed: bytes, hand_number: int) -> bytes:

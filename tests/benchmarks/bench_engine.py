@@ -1,0 +1,115 @@
+"""Random-playout speed of the rules engine against OpenSpiel's pure-Python
+``python_block_dominoes``, measured in the same run on the same machine.
+
+Prints complete random hands per second for ``block`` (2 seats) and
+``playelephant`` (2 and 4 seats), the OpenSpiel rate, and the ratios the
+rules-engine issue sets as bars: block >= 10x OpenSpiel, playelephant (2
+seats) >= 5x OpenSpiel.  Single process; each rate is the best of a few
+timed rounds, so a passing hiccup of the machine does not decide it.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+
+from muggins.rules.commands import StartHand
+from muggins.rules.game import legal_plays, play, start_game
+from muggins.rules.presets import preset
+from muggins.rules.shuffle import hand_seed
+
+ROUND_SECONDS = 2.0
+ROUNDS = 3
+
+
+def best_rate(run_for: Callable[[float], tuple[int, float]]) -> float:
+    """The best hands-per-second of ROUNDS timed rounds."""
+    run_for(0.2)  # warm up
+    rates = []
+    for _ in range(ROUNDS):
+        hands, elapsed = run_for(ROUND_SECONDS)
+        rates.append(hands / elapsed)
+    return max(rates)
+
+
+def muggins_playouts(name: str, seats: int, partners: bool) -> Callable[[float], tuple[int, float]]:
+    rules = preset(name, seats, partners)
+    rng = random.Random(2026)
+    game_seed = b"benchmark-seed-for-random-hands"
+
+    def run_for(seconds: float) -> tuple[int, float]:
+        hands = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            state, _ = start_game(rules)
+            while state.phase != "game-over":
+                if state.phase == "between-hands":
+                    hands += 1
+                    seed = hand_seed(game_seed, hands).hex()
+                    state, _ = play(state, StartHand(seed=seed))
+                    continue
+                plays = legal_plays(state)
+                state, _ = play(state, plays[int(rng.random() * len(plays))])
+        return hands, time.perf_counter() - start
+
+    return run_for
+
+
+def open_spiel_playouts() -> Callable[[float], tuple[int, float]]:
+    import pyspiel  # the optional yardstick: pip install 'muggins[bench]'
+    from open_spiel.python.games import block_dominoes  # noqa: F401  registers the game
+
+    game = pyspiel.load_game("python_block_dominoes")
+    rng = random.Random(2026)
+
+    def run_for(seconds: float) -> tuple[int, float]:
+        hands = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    action = outcomes[int(rng.random() * len(outcomes))][0]
+                else:
+                    actions = state.legal_actions()
+                    action = actions[int(rng.random() * len(actions))]
+                state.apply_action(action)
+            hands += 1
+        return hands, time.perf_counter() - start
+
+    return run_for
+
+
+def main() -> int:
+    try:
+        open_spiel = open_spiel_playouts()
+    except ImportError:
+        print("open-spiel is not installed: run `python3 deploy/dev.py bench`, which installs it")
+        return 2
+    results = {
+        "muggins block, 2 seats": best_rate(muggins_playouts("block", 2, False)),
+        "muggins playelephant, 2 seats": best_rate(muggins_playouts("playelephant", 2, False)),
+        "muggins playelephant, 4 seats": best_rate(muggins_playouts("playelephant", 4, True)),
+        "OpenSpiel python_block_dominoes": best_rate(open_spiel),
+    }
+    for label, rate in results.items():
+        print(f"{label:<34} {rate:>10,.0f} random hands/s")
+    base = results["OpenSpiel python_block_dominoes"]
+    block_ratio = results["muggins block, 2 seats"] / base
+    elephant_ratio = results["muggins playelephant, 2 seats"] / base
+    elephant4_ratio = results["muggins playelephant, 4 seats"] / base
+    print(f"block / OpenSpiel:            {block_ratio:5.1f}x  (bar: 10x)")
+    print(f"playelephant 2 / OpenSpiel:   {elephant_ratio:5.1f}x  (bar: 5x)")
+    print(f"playelephant 4 / OpenSpiel:   {elephant4_ratio:5.1f}x  (no bar)")
+    met = block_ratio >= 10 and elephant_ratio >= 5
+    print("bars met" if met else "BARS MISSED")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
