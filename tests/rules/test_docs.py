@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 from muggins.rules import events
 from muggins.rules.preset_table import preset_table
@@ -21,7 +22,7 @@ def test_presets_doc_embeds_the_current_table() -> None:
 
 def test_events_doc_lists_every_event_type() -> None:
     text = (DOCS / "events.md").read_text()
-    for event_type in events.AnyEvent.__args__:  # type: ignore[attr-defined]
+    for event_type in get_args(events.AnyEvent):
         assert f"`{event_type.__name__}`" in text
         for field in event_type.__struct_fields__:
             assert f"`{field}`" in text, f"{event_type.__name__}.{field} is not documented"
