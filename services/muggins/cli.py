@@ -3,6 +3,7 @@ calls into the library and prints."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import sys
 from typing import get_args
@@ -10,7 +11,13 @@ from typing import get_args
 import click
 import msgspec
 
+from muggins.bootstrap import start_embedded, stop_embedded
 from muggins.bots import BOT_LEVELS, BotLevel
+from muggins.bus.jetstream import connect, ensure_stream
+from muggins.embedded import EmbeddedNats, EmbeddedPostgres, EmbeddedServerError
+from muggins.eventstore.migrations import upgrade
+from muggins.eventstore.store import StoreUnavailable, create_pool
+from muggins.logs import configure_logging
 from muggins.playbyplay import narrate
 from muggins.rules.describe import PRESET_SUMMARIES, describe
 from muggins.rules.errors import InvalidRuleset
@@ -19,11 +26,92 @@ from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset, seatings
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.selfplay import make_bots, play_game
+from muggins.settings import Settings, SettingsError, load_settings
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """muggins: All Fives / Muggins dominoes, played fair."""
+
+
+def _settings() -> Settings:
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        raise click.UsageError(str(error)) from None
+    configure_logging(settings.log_format, settings.log_level)
+    return settings
+
+
+@main.command("up")
+def up_command() -> None:
+    """Start the embedded PostgreSQL and NATS (those not configured) and leave them running."""
+    settings = _settings()
+
+    async def start() -> tuple[str, str]:
+        database_url, nats_url, _ = await start_embedded(settings)
+        pool = await create_pool(database_url)
+        try:
+            await upgrade(pool)
+        finally:
+            await pool.close()
+        nc = await connect(nats_url)
+        try:
+            await ensure_stream(nc.jetstream())
+        finally:
+            await nc.drain()
+        return database_url, nats_url
+
+    try:
+        database_url, nats_url = asyncio.run(start())
+    except (EmbeddedServerError, StoreUnavailable, OSError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"PostgreSQL  {database_url}")
+    click.echo(f"NATS        {nats_url}")
+    click.echo(f"data        {settings.data_path}")
+    click.echo("stop them with `muggins down`")
+
+
+@main.command("down")
+def down_command() -> None:
+    """Stop the embedded servers `muggins up` started."""
+    settings = _settings()
+    if settings.nats_url is None:
+        EmbeddedNats(settings.data_path).stop()
+        click.echo("NATS stopped")
+    if settings.database_url is None:
+        EmbeddedPostgres(settings.data_path).stop()
+        click.echo("PostgreSQL stopped")
+
+
+@main.group("db")
+def db_group() -> None:
+    """The event store's database."""
+
+
+@db_group.command("upgrade")
+def db_upgrade_command() -> None:
+    """Apply the migrations not applied yet (also done at every start)."""
+    settings = _settings()
+
+    async def run() -> list[int]:
+        database_url, _, started = await start_embedded(
+            msgspec.structs.replace(settings, nats_url=settings.nats_url or "unused")
+        )
+        try:
+            pool = await create_pool(database_url)
+            try:
+                return await upgrade(pool)
+            finally:
+                await pool.close()
+        finally:
+            await stop_embedded(started)
+
+    try:
+        applied = asyncio.run(run())
+    except (EmbeddedServerError, StoreUnavailable) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"applied migrations {applied}" if applied else "the database is up to date")
 
 
 def _ruleset(name: str, seats: int, partners: bool) -> Ruleset:

@@ -1,0 +1,1 @@
+"""The event bus: NATS JetStream as a delivery channel for stored events."""

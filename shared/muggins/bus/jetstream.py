@@ -1,0 +1,123 @@
+"""JetStream: the stream's configuration, the subjects, and publishing.
+
+PostgreSQL is the only source of truth; JetStream delivers.  Every stored
+event is published once per audience it has (docs/eventstore.md):
+
+* ``muggins.table.<stream>.public`` carries every event, redacted where its
+  content is secret (a drawn tile, a deal, the seed), so anyone may read it;
+* ``muggins.table.<stream>.seat.<n>`` carries the full content of events only
+  seat n may read (its deal, its draws);
+* ``muggins.table.<stream>.audit`` carries the full content of audit events.
+
+Each message's ``Nats-Msg-Id`` is the event id (plus the audience for the
+private copies), so JetStream drops a republished duplicate inside the
+duplicate window.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import nats
+from nats.aio.client import Client as NatsClient
+from nats.js import JetStreamContext
+from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
+
+from muggins.eventstore.store import RecordedEvent
+from muggins.rules.events import event_decoder, event_encoder, redact
+
+STREAM_NAME = "MUGGINS_EVENTS"
+SUBJECT_ROOT = "muggins.table"
+
+#: The stream, configured explicitly (add_stream on start; update if it drifts).
+STREAM_CONFIG = StreamConfig(
+    name=STREAM_NAME,
+    description="muggins game events, delivered from the PostgreSQL event store",
+    subjects=[f"{SUBJECT_ROOT}.>"],
+    # Files, not memory: a restarted server still has what it acknowledged.
+    storage=StorageType.FILE,
+    # Limits retention: messages stay for late readers until max_age; the store
+    # keeps everything forever, so readers further behind catch up from it.
+    retention=RetentionPolicy.LIMITS,
+    max_age=7 * 24 * 3600.0,
+    max_bytes=8 * 1024**3,
+    discard=DiscardPolicy.OLD,
+    # Long enough to cover a relay crash between publishing and saving its
+    # checkpoint: what it republishes then is dropped as a duplicate.
+    duplicate_window=15 * 60.0,
+    num_replicas=1,
+)
+
+
+class BusMessage(msgspec.Struct, frozen=True):
+    """What a bus message carries: the event and where it stands in the store."""
+
+    position: int
+    stream_id: str
+    stream_version: int
+    event_id: str
+    actor: str
+    recorded_at: str
+    event: msgspec.Raw
+
+
+bus_message_decoder = msgspec.json.Decoder(BusMessage)
+_encode = msgspec.json.Encoder().encode
+
+
+def subject(stream_id: str, audience: str) -> str:
+    """The subject for one audience of a stream: public, audit or seat:N."""
+    if audience.startswith("seat:"):
+        return f"{SUBJECT_ROOT}.{stream_id}.seat.{audience[5:]}"
+    return f"{SUBJECT_ROOT}.{stream_id}.{audience}"
+
+
+def messages_for(recorded: RecordedEvent) -> list[tuple[str, str, bytes]]:
+    """(subject, Nats-Msg-Id, body) of every message one stored event becomes."""
+
+    def body(event_json: bytes) -> bytes:
+        return _encode(
+            BusMessage(
+                position=recorded.position,
+                stream_id=recorded.stream_id,
+                stream_version=recorded.stream_version,
+                event_id=recorded.event_id,
+                actor=recorded.actor,
+                recorded_at=recorded.recorded_at.isoformat(),
+                event=msgspec.Raw(event_json),
+            )
+        )
+
+    full = bytes(recorded.payload)
+    if recorded.audience == "public":
+        return [(subject(recorded.stream_id, "public"), recorded.event_id, body(full))]
+    public_json = event_encoder.encode(redact(event_decoder.decode(full)))
+    return [
+        (subject(recorded.stream_id, "public"), recorded.event_id, body(public_json)),
+        (
+            subject(recorded.stream_id, recorded.audience),
+            f"{recorded.event_id}/{recorded.audience}",
+            body(full),
+        ),
+    ]
+
+
+async def connect(url: str, *, name: str = "muggins") -> NatsClient:
+    """A NATS connection that keeps reconnecting on its own when the server goes away."""
+    return await nats.connect(
+        url,
+        name=name,
+        connect_timeout=5,
+        reconnect_time_wait=0.25,
+        max_reconnect_attempts=-1,
+        allow_reconnect=True,
+    )
+
+
+async def ensure_stream(js: JetStreamContext) -> None:
+    """Create the stream, or bring its configuration back to STREAM_CONFIG."""
+    try:
+        await js.stream_info(STREAM_NAME)
+    except nats.js.errors.NotFoundError:
+        await js.add_stream(STREAM_CONFIG)
+        return
+    await js.update_stream(STREAM_CONFIG)

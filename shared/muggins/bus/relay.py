@@ -1,0 +1,114 @@
+"""The relay (transactional outbox): publishes every stored event to
+JetStream, in global order, exactly once as far as JetStream's readers see.
+
+It is a catch-up reader of the store with its checkpoint in PostgreSQL
+(reader ``bus-relay``): it reads events after the checkpoint, publishes
+each with its event id as ``Nats-Msg-Id``, waits for JetStream's
+acknowledgements, then saves the checkpoint.  A crash between publishing and
+saving republishes a few events, which JetStream drops as duplicates; NATS
+being down only delays publishing, and the relay picks up where it stopped.
+It wakes on the store's NOTIFY and also polls, so nothing waits for long.
+
+Only one relay publishes at a time, whatever the number of processes: the
+one holding a PostgreSQL session advisory lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import asyncpg
+import structlog
+from nats.js import JetStreamContext
+
+from muggins.bus.jetstream import messages_for
+from muggins.eventstore.store import EventStore
+
+RELAY_READER = "bus-relay"
+_RELAY_LOCK = 7431020612
+
+log = structlog.get_logger(__name__)
+
+
+class Relay:
+    def __init__(
+        self,
+        store: EventStore,
+        js: JetStreamContext,
+        *,
+        batch_size: int = 500,
+        poll_interval: float = 1.0,
+        publish_timeout: float = 5.0,
+    ) -> None:
+        self.store = store
+        self.js = js
+        self.batch_size = batch_size
+        self.poll_interval = poll_interval
+        self.publish_timeout = publish_timeout
+        self._wakeup = asyncio.Event()
+        self.published = 0
+
+    async def publish_pending(self) -> int:
+        """Publish everything after the checkpoint; return how many events."""
+        total = 0
+        while True:
+            after = await self.store.checkpoint(RELAY_READER)
+            recorded = await self.store.read_all(after, self.batch_size)
+            if not recorded:
+                return total
+            acks = []
+            for event in recorded:
+                for subject, message_id, body in messages_for(event):
+                    acks.append(
+                        await self.js.publish_async(
+                            subject, body, headers={"Nats-Msg-Id": message_id}
+                        )
+                    )
+            await asyncio.wait_for(asyncio.gather(*acks), self.publish_timeout)
+            await self.store.save_checkpoint(RELAY_READER, recorded[-1].position)
+            total += len(recorded)
+            self.published += len(recorded)
+
+    def _notified(self, *_: object) -> None:
+        self._wakeup.set()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Publish until ``stop`` is set, retrying through NATS or PostgreSQL outages."""
+        async with self.store.pool.acquire() as connection:
+            while not stop.is_set():
+                if await connection.fetchval("SELECT pg_try_advisory_lock($1)", _RELAY_LOCK):
+                    break
+                await _wait(stop, self.poll_interval)  # another process's relay publishes
+            else:
+                return
+            await connection.add_listener("muggins_events", self._notified)
+            log.info("relay publishing", reader=RELAY_READER)
+            try:
+                while not stop.is_set():
+                    try:
+                        await self.publish_pending()
+                    except (TimeoutError, OSError, asyncpg.PostgresError) as error:
+                        log.warning("relay could not publish; retrying", error=str(error))
+                    except Exception as error:  # a NATS error: retried the same way
+                        log.warning("relay could not publish; retrying", error=repr(error))
+                    self._wakeup.clear()
+                    await _wait_any(stop, self._wakeup, self.poll_interval)
+            finally:
+                with contextlib.suppress(Exception):
+                    await connection.remove_listener("muggins_events", self._notified)
+                    await connection.execute("SELECT pg_advisory_unlock($1)", _RELAY_LOCK)
+
+
+async def _wait(stop: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+        await asyncio.wait_for(stop.wait(), seconds)
+
+
+async def _wait_any(stop: asyncio.Event, wakeup: asyncio.Event, seconds: float) -> None:
+    waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wakeup.wait())]
+    try:
+        await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()

@@ -1,0 +1,34 @@
+-- name: append
+SELECT batch, first_position, current_version, recorded_at
+  FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
+
+-- name: read_stream
+SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
+       audience, actor, correlation_id, causation_id, recorded_at
+  FROM events
+ WHERE stream_id = $1 AND stream_version > $2
+ ORDER BY stream_version
+ LIMIT $3;
+
+-- name: read_all
+SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
+       audience, actor, correlation_id, causation_id, recorded_at
+  FROM events
+ WHERE position > $1
+ ORDER BY position
+ LIMIT $2;
+
+-- name: stream_version
+SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $1;
+
+-- name: head_position
+SELECT coalesce(max(position), 0) FROM events;
+
+-- name: get_checkpoint
+SELECT position FROM checkpoints WHERE reader = $1;
+
+-- name: set_checkpoint
+INSERT INTO checkpoints (reader, position) VALUES ($1, $2)
+ON CONFLICT (reader) DO UPDATE
+   SET position = excluded.position, updated_at = clock_timestamp()
+ WHERE checkpoints.position < excluded.position;

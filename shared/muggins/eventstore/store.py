@@ -1,0 +1,271 @@
+"""Append and read events in PostgreSQL (asyncpg).
+
+Appends go through the ``append_events`` SQL function (migration 0001): one
+round trip, one transaction.  A global advisory lock, held until commit,
+hands out positions one transaction at a time, so positions are gap-free and
+in commit order: a catch-up reader that has seen position n never later finds
+an event below n (docs/eventstore.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import re
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+import asyncpg
+import msgspec
+
+from muggins.rules.events import AnyEvent, Audience, Event, audience, event_decoder
+from muggins.sql import load_queries
+
+QUERIES = load_queries(Path(__file__).parent / "queries.sql")
+STREAM_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+
+
+class ConcurrencyError(Exception):
+    """The stream moved on since the writer read it: nothing was written."""
+
+    def __init__(self, stream_id: str, expected_version: int, detail: str = "") -> None:
+        super().__init__(
+            f"stream {stream_id} is no longer at version {expected_version}"
+            + (f": {detail}" if detail else "")
+        )
+        self.stream_id = stream_id
+        self.expected_version = expected_version
+
+
+class StoreUnavailable(Exception):
+    """PostgreSQL cannot be reached; the message says where and why."""
+
+
+class RecordedEvent(msgspec.Struct, frozen=True):
+    """An event as stored: where it stands and who caused it."""
+
+    position: int
+    event_id: str
+    stream_id: str
+    stream_version: int
+    event_type: str
+    #: The event's msgspec JSON, as stored.
+    payload: msgspec.Raw
+    audience: str
+    actor: str
+    correlation_id: str | None
+    causation_id: str | None
+    recorded_at: datetime.datetime
+
+    def event(self) -> AnyEvent:
+        return event_decoder.decode(self.payload)
+
+
+def audience_label(who: Audience) -> str:
+    return who if isinstance(who, str) else f"seat:{who}"
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def _valid_stream_id(stream_id: str) -> None:
+    if not re.match(STREAM_ID_PATTERN, stream_id):
+        raise ValueError(
+            f"stream id {stream_id!r} must be 1-64 letters, digits, '-' or '_' "
+            "(it becomes a NATS subject token)"
+        )
+
+
+def _record(row: asyncpg.Record) -> RecordedEvent:
+    return RecordedEvent(
+        position=row[0],
+        event_id=str(row[1]),
+        stream_id=row[2],
+        stream_version=row[3],
+        event_type=row[4],
+        payload=msgspec.Raw(row[5].encode()),
+        audience=row[6],
+        actor=row[7],
+        correlation_id=str(row[8]) if row[8] else None,
+        causation_id=str(row[9]) if row[9] else None,
+        recorded_at=row[10],
+    )
+
+
+async def create_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
+    """A connection pool, or StoreUnavailable naming the server and the reason."""
+    try:
+        pool = await asyncpg.create_pool(
+            url, min_size=min_size, max_size=max_size, command_timeout=30, timeout=10
+        )
+    except (OSError, asyncpg.PostgresError, TimeoutError) as error:
+        safe = url.split("@")[-1]
+        raise StoreUnavailable(f"cannot reach PostgreSQL at {safe}: {error}") from error
+    assert pool is not None
+    return pool
+
+
+class _PendingAppend(msgspec.Struct):
+    stream_id: str
+    expected_version: int
+    event_ids: list[uuid.UUID]
+    event_types: list[str]
+    payloads: list[str]
+    audiences: list[str]
+    actor: str
+    correlation_id: uuid.UUID | None
+    causation_id: uuid.UUID | None
+    done: asyncio.Future[list[RecordedEvent]]
+
+
+class EventStore:
+    """The append-only event store over an asyncpg pool.
+
+    Appends made at the same time (by many tables' commands in one process)
+    are written together in one transaction, which shares one WAL flush
+    among them; each append still succeeds or fails on its own.
+    """
+
+    def __init__(self, pool: asyncpg.Pool, max_batch: int = 128) -> None:
+        self.pool = pool
+        self.max_batch = max_batch
+        self._queue: list[_PendingAppend] = []
+        self._wakeup = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+
+    async def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[Event],
+        *,
+        actor: str,
+        correlation_id: str | None = None,
+        causation_id: str | None = None,
+    ) -> list[RecordedEvent]:
+        """Append ``events`` to a stream at ``expected_version``, all or nothing.
+
+        Raises ConcurrencyError (and writes nothing) if the stream is not at
+        ``expected_version`` any more.
+        """
+        _valid_stream_id(stream_id)
+        if not events:
+            return []
+        pending = _PendingAppend(
+            stream_id=stream_id,
+            expected_version=expected_version,
+            event_ids=[uuid.uuid4() for _ in events],
+            event_types=[type(event).__name__ for event in events],
+            payloads=[_encode(event).decode() for event in events],
+            audiences=[audience_label(audience(event)) for event in events],
+            actor=actor,
+            correlation_id=uuid.UUID(correlation_id) if correlation_id else None,
+            causation_id=uuid.UUID(causation_id) if causation_id else None,
+            done=asyncio.get_running_loop().create_future(),
+        )
+        self._queue.append(pending)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_queued(), name="event-store-writer")
+        self._wakeup.set()
+        return await pending.done
+
+    async def close(self) -> None:
+        """Finish the appends under way, then stop the writer task."""
+        while self._queue:
+            await asyncio.sleep(0.001)
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+            self._writer = None
+
+    async def _write_queued(self) -> None:
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            while self._queue:
+                batch = self._queue[: self.max_batch]
+                del self._queue[: self.max_batch]
+                try:
+                    await self._write(batch)
+                except Exception as error:  # every waiting writer hears of it
+                    for pending in batch:
+                        if not pending.done.done():
+                            pending.done.set_exception(error)
+
+    async def _write(self, batch: list[_PendingAppend]) -> None:
+        async with self.pool.acquire() as connection:
+            rows = await connection.fetch(
+                QUERIES["append"],
+                [p.stream_id for p in batch],
+                [p.expected_version for p in batch],
+                [len(p.event_ids) for p in batch],
+                [p.actor for p in batch],
+                [p.correlation_id for p in batch],
+                [p.causation_id for p in batch],
+                [i for p in batch for i in p.event_ids],
+                [t for p in batch for t in p.event_types],
+                [x for p in batch for x in p.payloads],
+                [a for p in batch for a in p.audiences],
+            )
+        for row in rows:
+            pending = batch[row["batch"] - 1]
+            if pending.done.done():  # the writer gave up waiting (cancelled)
+                continue
+            first = row["first_position"]
+            if first is None:
+                pending.done.set_exception(
+                    ConcurrencyError(
+                        pending.stream_id,
+                        pending.expected_version,
+                        f"it is at version {row['current_version']}",
+                    )
+                )
+                continue
+            pending.done.set_result(
+                [
+                    RecordedEvent(
+                        position=first + index,
+                        event_id=str(pending.event_ids[index]),
+                        stream_id=pending.stream_id,
+                        stream_version=pending.expected_version + index + 1,
+                        event_type=pending.event_types[index],
+                        payload=msgspec.Raw(pending.payloads[index].encode()),
+                        audience=pending.audiences[index],
+                        actor=pending.actor,
+                        correlation_id=str(pending.correlation_id)
+                        if pending.correlation_id
+                        else None,
+                        causation_id=str(pending.causation_id) if pending.causation_id else None,
+                        recorded_at=row["recorded_at"],
+                    )
+                    for index in range(len(pending.event_ids))
+                ]
+            )
+
+    async def read_stream(
+        self, stream_id: str, after_version: int = 0, limit: int = 100_000
+    ) -> list[RecordedEvent]:
+        """A stream's events after ``after_version``, in version order."""
+        rows = await self.pool.fetch(QUERIES["read_stream"], stream_id, after_version, limit)
+        return [_record(row) for row in rows]
+
+    async def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Every stream's events after ``after_position``, in global order."""
+        rows = await self.pool.fetch(QUERIES["read_all"], after_position, limit)
+        return [_record(row) for row in rows]
+
+    async def stream_version(self, stream_id: str) -> int:
+        return int(await self.pool.fetchval(QUERIES["stream_version"], stream_id))
+
+    async def head_position(self) -> int:
+        return int(await self.pool.fetchval(QUERIES["head_position"]))
+
+    async def checkpoint(self, reader: str) -> int:
+        value = await self.pool.fetchval(QUERIES["get_checkpoint"], reader)
+        return int(value) if value is not None else 0
+
+    async def save_checkpoint(self, reader: str, position: int) -> None:
+        await self.pool.execute(QUERIES["set_checkpoint"], reader, position)
