@@ -44,8 +44,11 @@ class Infrastructure:
 EmbeddedServer = EmbeddedPostgres | EmbeddedNats
 
 
-async def start_embedded(settings: Settings) -> tuple[str, str, list[EmbeddedServer]]:
-    """URLs of the configured servers, starting embedded ones for those not configured."""
+async def start_embedded(
+    settings: Settings, *, with_nats: bool = True
+) -> tuple[str, str | None, list[EmbeddedServer]]:
+    """URLs of the configured servers, starting embedded ones for those not configured
+    (NATS only ``with_nats``)."""
     started: list[EmbeddedPostgres | EmbeddedNats] = []
     database_url = settings.database_url
     nats_url = settings.nats_url
@@ -54,7 +57,7 @@ async def start_embedded(settings: Settings) -> tuple[str, str, list[EmbeddedSer
         database_url = await asyncio.to_thread(postgres.start)
         started.append(postgres)
         log.info("embedded PostgreSQL", url=database_url, reused=postgres.reused)
-    if nats_url is None:
+    if nats_url is None and with_nats:
         server = EmbeddedNats(settings.data_path)
         nats_url = await asyncio.to_thread(server.start)
         started.append(server)
@@ -74,6 +77,7 @@ async def infrastructure(
     settings: Settings, *, relay: bool = True
 ) -> AsyncIterator[Infrastructure]:
     database_url, nats_url, embedded = await start_embedded(settings)
+    assert nats_url is not None
     stop = asyncio.Event()
     relay_task: asyncio.Task[None] | None = None
     pool = nc = None

@@ -50,6 +50,7 @@ def up_command() -> None:
 
     async def start() -> tuple[str, str]:
         database_url, nats_url, _ = await start_embedded(settings)
+        assert nats_url is not None
         pool = await create_pool(database_url)
         try:
             await upgrade(pool)
@@ -95,9 +96,7 @@ def db_upgrade_command() -> None:
     settings = _settings()
 
     async def run() -> list[int]:
-        database_url, _, started = await start_embedded(
-            msgspec.structs.replace(settings, nats_url=settings.nats_url or "unused")
-        )
+        database_url, _, started = await start_embedded(settings, with_nats=False)
         try:
             pool = await create_pool(database_url)
             try:
@@ -233,3 +232,7 @@ def demo_command(preset_name: str, seats: int, partners: bool) -> None:
     game_seed = game_seed_from_text(f"{seed}")
     for line in narrate(play_game(ruleset, game_seed, make_bots(["greedy"] * seats, game_seed))):
         click.echo(line)
+
+
+if __name__ == "__main__":
+    main()

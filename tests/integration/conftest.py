@@ -4,6 +4,7 @@ fresh database and an empty JetStream stream."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -78,9 +79,7 @@ async def nats_client(nats_server: EmbeddedNats) -> AsyncIterator[NatsClient]:
 async def js(nats_client: NatsClient) -> JetStreamContext:
     """JetStream with the muggins stream, emptied for this test."""
     context = nats_client.jetstream()
-    try:
+    with contextlib.suppress(Exception):  # not there yet
         await context.delete_stream(STREAM_NAME)
-    except Exception:  # not there yet
-        pass
     await ensure_stream(context)
     return context

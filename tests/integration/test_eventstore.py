@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import asyncpg
@@ -159,5 +160,5 @@ async def test_stream_ids_become_subject_tokens(store: EventStore) -> None:
 
 
 async def test_unreachable_database_is_a_clear_error() -> None:
-    with pytest.raises(StoreUnavailable, match="cannot reach PostgreSQL at 127.0.0.1:9"):
+    with pytest.raises(StoreUnavailable, match=re.escape("cannot reach PostgreSQL at 127.0.0.1:9")):
         await create_pool("postgresql://postgres@127.0.0.1:9/none")

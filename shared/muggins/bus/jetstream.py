@@ -16,14 +16,20 @@ duplicate window.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 import msgspec
 import nats
+import structlog
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 
 from muggins.eventstore.store import RecordedEvent
 from muggins.rules.events import event_decoder, event_encoder, redact
+
+log = structlog.get_logger(__name__)
 
 STREAM_NAME = "MUGGINS_EVENTS"
 SUBJECT_ROOT = "muggins.table"
@@ -101,16 +107,44 @@ def messages_for(recorded: RecordedEvent) -> list[tuple[str, str, bytes]]:
     ]
 
 
-async def connect(url: str, *, name: str = "muggins") -> NatsClient:
-    """A NATS connection that keeps reconnecting on its own when the server goes away."""
-    return await nats.connect(
-        url,
-        name=name,
-        connect_timeout=5,
-        reconnect_time_wait=0.25,
-        max_reconnect_attempts=-1,
-        allow_reconnect=True,
-    )
+class BusUnavailable(Exception):
+    """NATS cannot be reached at start; the message says where and why."""
+
+
+async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> NatsClient:
+    """A NATS connection that keeps reconnecting on its own when the server goes
+    away later; BusUnavailable if it cannot connect at all within ``timeout``."""
+
+    async def error(problem: Exception) -> None:
+        log.warning("NATS connection problem", error=str(problem) or repr(problem))
+
+    async def disconnected() -> None:
+        log.warning("NATS disconnected; reconnecting")
+
+    async def reconnected() -> None:
+        log.info("NATS reconnected")
+
+    client = NatsClient()
+    try:
+        await asyncio.wait_for(
+            client.connect(
+                url,
+                name=name,
+                connect_timeout=2,
+                reconnect_time_wait=0.25,  # type: ignore[arg-type]  # typed int; takes seconds
+                max_reconnect_attempts=-1,
+                allow_reconnect=True,
+                error_cb=error,
+                disconnected_cb=disconnected,
+                reconnected_cb=reconnected,
+            ),
+            timeout,
+        )
+    except (OSError, TimeoutError, nats.errors.Error) as problem:
+        with contextlib.suppress(Exception):
+            await client.close()
+        raise BusUnavailable(f"cannot reach NATS at {url}: {problem or repr(problem)}") from None
+    return client
 
 
 async def ensure_stream(js: JetStreamContext) -> None:

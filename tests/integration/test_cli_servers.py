@@ -1,0 +1,52 @@
+"""`muggins up`, `muggins down` and `muggins db upgrade` with real servers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from muggins.embedded import EmbeddedNats, EmbeddedPostgres
+
+
+def muggins(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "muggins.cli", *args],
+        capture_output=True, text=True, env={**os.environ, **env}, timeout=120, check=False,
+    )
+
+
+def test_up_prints_where_everything_is_and_down_stops_it(tmp_path: Path) -> None:
+    env = {"MUGGINS_DATA_DIR": str(tmp_path), "MUGGINS_LOG_FORMAT": "json"}
+    env.pop("MUGGINS_DATABASE_URL", None)
+    up = muggins("up", env=env)
+    assert up.returncode == 0, up.stderr
+    assert "postgresql://" in up.stdout and "nats://" in up.stdout
+    assert EmbeddedNats(tmp_path).running_pid() is not None
+    again = muggins("up", env=env)  # already up: reused, same addresses
+    assert again.returncode == 0 and again.stdout == up.stdout
+    upgrade = muggins("db", "upgrade", env=env)
+    assert upgrade.returncode == 0 and "up to date" in upgrade.stdout
+    down = muggins("down", env=env)
+    assert down.returncode == 0, down.stderr
+    assert EmbeddedNats(tmp_path).running_pid() is None
+    assert EmbeddedPostgres(tmp_path)._running_port(tmp_path / "postgres") is None
+
+
+def test_db_upgrade_against_a_configured_server(database_url: str, tmp_path: Path) -> None:
+    env = {"MUGGINS_DATABASE_URL": database_url, "MUGGINS_DATA_DIR": str(tmp_path)}
+    first = muggins("db", "upgrade", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "applied migrations [1]" in first.stdout
+    second = muggins("db", "upgrade", env=env)
+    assert "up to date" in second.stdout
+    assert not (tmp_path / "postgres").exists(), "a configured server must not start one"
+
+
+def test_unreachable_configured_database_is_a_clear_error(tmp_path: Path) -> None:
+    env = {"MUGGINS_DATABASE_URL": "postgresql://postgres@127.0.0.1:9/x",
+           "MUGGINS_DATA_DIR": str(tmp_path)}
+    result = muggins("db", "upgrade", env=env)
+    assert result.returncode == 1
+    assert "cannot reach PostgreSQL at 127.0.0.1:9/x" in result.stderr
