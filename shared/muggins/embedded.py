@@ -125,7 +125,7 @@ class EmbeddedPostgres:
         os.chown(pgdata, entry.pw_uid, entry.pw_gid)
         pgdata.chmod(0o700)
 
-    def _running_port(self, pgdata: Path) -> int | None:
+    def running_port(self, pgdata: Path) -> int | None:
         """The port of a live server on ``pgdata`` (from postmaster.pid), else None."""
         pid_file = pgdata / "postmaster.pid"
         try:
@@ -142,7 +142,7 @@ class EmbeddedPostgres:
         pgdata.mkdir(parents=True, exist_ok=True)
         run_as = self._run_as()
         self._prepare_permissions(pgdata)
-        running = self._running_port(pgdata)
+        running = self.running_port(pgdata)
         if running is not None:
             self.port = running
             self.reused = True
@@ -182,7 +182,7 @@ class EmbeddedPostgres:
 
     def stop(self) -> None:
         pgdata = self.data_dir / "postgres"
-        if self._running_port(pgdata) is None:
+        if self.running_port(pgdata) is None:
             self.port = None
             return
         self._check(

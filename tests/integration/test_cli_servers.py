@@ -31,7 +31,7 @@ def test_up_prints_where_everything_is_and_down_stops_it(tmp_path: Path) -> None
     down = muggins("down", env=env)
     assert down.returncode == 0, down.stderr
     assert EmbeddedNats(tmp_path).running_pid() is None
-    assert EmbeddedPostgres(tmp_path)._running_port(tmp_path / "postgres") is None
+    assert EmbeddedPostgres(tmp_path).running_port(tmp_path / "postgres") is None
 
 
 def test_db_upgrade_against_a_configured_server(database_url: str, tmp_path: Path) -> None:

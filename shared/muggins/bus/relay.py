@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 import asyncpg
 import structlog
@@ -40,22 +41,31 @@ class Relay:
         batch_size: int = 500,
         poll_interval: float = 1.0,
         publish_timeout: float = 5.0,
+        checkpoint_interval: float = 0.25,
     ) -> None:
         self.store = store
         self.js = js
         self.batch_size = batch_size
         self.poll_interval = poll_interval
         self.publish_timeout = publish_timeout
+        #: How often the position reached is saved while busy (always when idle).
+        #: Saving less often only means republishing a little more after a crash.
+        self.checkpoint_interval = checkpoint_interval
         self._wakeup = asyncio.Event()
+        self._position: int | None = None
+        self._saved = 0
+        self._saved_at = 0.0
         self.published = 0
 
     async def publish_pending(self) -> int:
-        """Publish everything after the checkpoint; return how many events."""
+        """Publish everything after the position reached; return how many events."""
+        if self._position is None:
+            self._position = self._saved = await self.store.checkpoint(RELAY_READER)
         total = 0
         while True:
-            after = await self.store.checkpoint(RELAY_READER)
-            recorded = await self.store.read_all(after, self.batch_size)
+            recorded = await self.store.read_all(self._position, self.batch_size)
             if not recorded:
+                await self._save_checkpoint(force=True)
                 return total
             acks = []
             for event in recorded:
@@ -66,9 +76,19 @@ class Relay:
                         )
                     )
             await asyncio.wait_for(asyncio.gather(*acks), self.publish_timeout)
-            await self.store.save_checkpoint(RELAY_READER, recorded[-1].position)
+            self._position = recorded[-1].position
             total += len(recorded)
             self.published += len(recorded)
+            await self._save_checkpoint(force=False)
+
+    async def _save_checkpoint(self, force: bool) -> None:
+        now = time.monotonic()
+        if self._position is None or self._position == self._saved:
+            return
+        if force or now - self._saved_at >= self.checkpoint_interval:
+            await self.store.save_checkpoint(RELAY_READER, self._position)
+            self._saved, self._saved_at = self._position, now
+
 
     def _notified(self, *_: object) -> None:
         self._wakeup.set()
@@ -86,13 +106,15 @@ class Relay:
             log.info("relay publishing", reader=RELAY_READER)
             try:
                 while not stop.is_set():
+                    # Cleared before reading, so a NOTIFY that lands while we
+                    # publish makes the wait below return at once.
+                    self._wakeup.clear()
                     try:
                         await self.publish_pending()
                     except (TimeoutError, OSError, asyncpg.PostgresError) as error:
                         log.warning("relay could not publish; retrying", error=str(error))
                     except Exception as error:  # a NATS error: retried the same way
                         log.warning("relay could not publish; retrying", error=repr(error))
-                    self._wakeup.clear()
                     await _wait_any(stop, self._wakeup, self.poll_interval)
             finally:
                 with contextlib.suppress(Exception):

@@ -128,12 +128,15 @@ class EventStore:
     among them; each append still succeeds or fails on its own.
     """
 
-    def __init__(self, pool: asyncpg.Pool, max_batch: int = 128) -> None:
+    def __init__(self, pool: asyncpg.Pool, max_batch: int = 128, writers: int = 2) -> None:
         self.pool = pool
         self.max_batch = max_batch
+        #: Transactions in flight at once: while one waits for its commit to
+        #: reach the disk, the next is already on its way to the lock.
+        self.writers = writers
         self._queue: list[_PendingAppend] = []
         self._wakeup = asyncio.Event()
-        self._writer: asyncio.Task[None] | None = None
+        self._writer_tasks: list[asyncio.Task[None]] = []
 
     async def append(
         self,
@@ -166,8 +169,11 @@ class EventStore:
             done=asyncio.get_running_loop().create_future(),
         )
         self._queue.append(pending)
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._write_queued(), name="event-store-writer")
+        if not self._writer_tasks:
+            self._writer_tasks = [
+                asyncio.create_task(self._write_queued(), name=f"event-store-writer-{n}")
+                for n in range(self.writers)
+            ]
         self._wakeup.set()
         return await pending.done
 
@@ -175,25 +181,43 @@ class EventStore:
         """Finish the appends under way, then stop the writer task."""
         while self._queue:
             await asyncio.sleep(0.001)
-        if self._writer is not None:
-            self._writer.cancel()
+        for task in self._writer_tasks:
+            task.cancel()
+        for task in self._writer_tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
-            self._writer = None
+                await task
+        self._writer_tasks = []
 
     async def _write_queued(self) -> None:
         while True:
             await self._wakeup.wait()
-            self._wakeup.clear()
+            if not self._queue:
+                self._wakeup.clear()
+                continue
             while self._queue:
-                batch = self._queue[: self.max_batch]
-                del self._queue[: self.max_batch]
+                batch = self._take_batch()
                 try:
                     await self._write(batch)
                 except Exception as error:  # every waiting writer hears of it
                     for pending in batch:
                         if not pending.done.done():
                             pending.done.set_exception(error)
+
+    def _take_batch(self) -> list[_PendingAppend]:
+        """The next appends to write together: in arrival order, up to
+        max_batch, at most one per stream (a second waits for the next
+        transaction, where it sees the first one's outcome)."""
+        batch: list[_PendingAppend] = []
+        streams: set[str] = set()
+        rest: list[_PendingAppend] = []
+        for pending in self._queue:
+            if len(batch) < self.max_batch and pending.stream_id not in streams:
+                batch.append(pending)
+                streams.add(pending.stream_id)
+            else:
+                rest.append(pending)
+        self._queue[:] = rest
+        return batch
 
     async def _write(self, batch: list[_PendingAppend]) -> None:
         async with self.pool.acquire() as connection:

@@ -45,6 +45,7 @@ CREATE TABLE checkpoints (
 -- Appends several streams' batches in one transaction, all or nothing per
 -- batch: a batch whose stream is not at its expected version is skipped and
 -- reported (first_position NULL, current_version set); the others commit.
+-- The caller never puts the same stream twice in one call.
 -- The advisory lock, held until commit, hands out positions one transaction
 -- at a time, so positions are gap-free and in commit order: a reader that
 -- has seen position n can never later find an event below n.  Batching many
@@ -65,33 +66,52 @@ CREATE FUNCTION append_events(
                  recorded_at timestamptz)
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_now     timestamptz := clock_timestamp();
-    v_next    bigint;
-    v_offset  integer := 0;
-    v_current integer;
-    b         integer;
+    v_now  timestamptz := clock_timestamp();
+    v_next bigint;
 BEGIN
     PERFORM pg_advisory_xact_lock(7431020610);
     SELECT coalesce(max(position), 0) + 1 INTO v_next FROM events;
-    FOR b IN 1 .. cardinality(p_stream_ids) LOOP
-        SELECT coalesce(max(stream_version), 0) INTO v_current
-            FROM events WHERE stream_id = p_stream_ids[b];
-        IF v_current <> p_expected_versions[b] THEN
-            RETURN QUERY SELECT b, NULL::bigint, v_current, v_now;
-        ELSE
-            INSERT INTO events (position, event_id, stream_id, stream_version, event_type,
-                                payload, audience, actor, correlation_id, causation_id,
-                                recorded_at)
-            SELECT v_next + i - 1, p_event_ids[v_offset + i], p_stream_ids[b],
-                   p_expected_versions[b] + i, p_event_types[v_offset + i],
-                   p_payloads[v_offset + i], p_audiences[v_offset + i], p_actors[b],
-                   p_correlation_ids[b], p_causation_ids[b], v_now
-              FROM generate_series(1, p_counts[b]) AS i;
-            RETURN QUERY SELECT b, v_next, v_current + p_counts[b], v_now;
-            v_next := v_next + p_counts[b];
-        END IF;
-        v_offset := v_offset + p_counts[b];
-    END LOOP;
-    PERFORM pg_notify('muggins_events', (v_next - 1)::text);
+    RETURN QUERY
+    WITH batches AS (
+        SELECT b, p_stream_ids[b] AS stream_id, p_expected_versions[b] AS expected,
+               p_counts[b] AS n,
+               (sum(p_counts[b]) OVER (ORDER BY b) - p_counts[b])::integer AS source_offset
+          FROM generate_subscripts(p_stream_ids, 1) AS b
+    ), versions AS (
+        -- One index probe per stream (max over the (stream_id, stream_version) index).
+        SELECT s.stream_id,
+               (SELECT max(e.stream_version) FROM events AS e
+                 WHERE e.stream_id = s.stream_id) AS version
+          FROM unnest(p_stream_ids) AS s (stream_id)
+    ), judged AS (
+        SELECT batches.*, coalesce(versions.version, 0) AS found,
+               coalesce(versions.version, 0) = batches.expected AS accepted
+          FROM batches LEFT JOIN versions USING (stream_id)
+    ), placed AS (
+        SELECT judged.*,
+               v_next + coalesce(sum(CASE WHEN accepted THEN n ELSE 0 END) OVER (
+                   ORDER BY b ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+                   AS first
+          FROM judged
+    ), inserted AS (
+        INSERT INTO events (position, event_id, stream_id, stream_version, event_type,
+                            payload, audience, actor, correlation_id, causation_id,
+                            recorded_at)
+        SELECT placed.first + i - 1, p_event_ids[placed.source_offset + i], placed.stream_id,
+               placed.expected + i, p_event_types[placed.source_offset + i],
+               p_payloads[placed.source_offset + i], p_audiences[placed.source_offset + i],
+               p_actors[placed.b], p_correlation_ids[placed.b], p_causation_ids[placed.b],
+               v_now
+          FROM placed, generate_series(1, placed.n) AS i
+         WHERE placed.accepted
+        RETURNING 1
+    )
+    SELECT placed.b,
+           CASE WHEN placed.accepted THEN placed.first END,
+           CASE WHEN placed.accepted THEN placed.found + placed.n ELSE placed.found END,
+           v_now
+      FROM placed
+     ORDER BY placed.b;
+    PERFORM pg_notify('muggins_events', '');
 END;
 $$;

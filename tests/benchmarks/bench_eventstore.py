@@ -1,0 +1,290 @@
+"""Event store and bus speed, against the same embedded PostgreSQL and NATS.
+
+Prints, side by side in one run:
+* muggins' EventStore appending whole game moves (the events of one command,
+  from real self-played games) with 1 and 16 concurrent writers, gap-free
+  global order in place;
+* the ``eventsourcing`` library's PostgreSQL application recorder appending
+  the same batches (its gap-free order: a table lock), 1 and 16 writers;
+* plain single-row INSERT commits over asyncpg into a table with no ordering
+  guarantee, 16 connections: the practical limit;
+* end-to-end latency from the append call to a JetStream subscriber
+  receiving the event, through the relay (p50, p99), at a steady load.
+
+Bars (the event-store issue), at 16 writers: >= 10x eventsourcing, >= 0.5x
+plain INSERT; p99 append-to-subscriber < 20 ms.  Exits 1 when one is missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import asyncpg
+import msgspec
+
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+from muggins.bus.jetstream import bus_message_decoder, connect, ensure_stream
+from muggins.bus.relay import Relay
+from muggins.embedded import EmbeddedNats, EmbeddedPostgres
+from muggins.eventstore.migrations import upgrade
+from muggins.eventstore.store import EventStore, create_pool
+from muggins.rules.commands import StartHand
+from muggins.rules.events import Event
+from muggins.rules.game import play, start_game
+from muggins.rules.presets import preset
+from muggins.rules.shuffle import game_seed_from_text, hand_seed
+from muggins.selfplay import make_bots
+
+SECONDS = 4.0
+
+
+def move_batches(games: int = 20) -> list[list[Event]]:
+    """The events of each command of some self-played games: realistic batches."""
+    rules = preset("playelephant", 2)
+    batches: list[list[Event]] = []
+    for number in range(games):
+        game_seed = game_seed_from_text(f"bench/{number}")
+        bots = make_bots(["greedy", "random"], game_seed)
+        state, events = start_game(rules)
+        batches.append(events)
+        while state.phase != "game-over":
+            if state.phase == "between-hands":
+                seed = hand_seed(game_seed, state.hands_played + 1).hex()
+                state, events = play(state, StartHand(seed=seed))
+            else:
+                assert state.hand is not None
+                state, events = play(state, bots[state.hand.turn].choose(state))
+            batches.append(events)
+    return batches
+
+
+async def fresh_database(admin_url: str, name: str) -> str:
+    admin = await asyncpg.connect(admin_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    return admin_url.rsplit("/", 1)[0] + f"/{name}"
+
+
+async def muggins_rate(url: str, batches: list[list[Event]], writers: int) -> float:
+    pool = await create_pool(url, max_size=writers + 4)
+    await upgrade(pool)
+    store = EventStore(pool)
+    deadline = time.perf_counter() + SECONDS
+    written = 0
+
+    async def writer(index: int) -> None:
+        nonlocal written
+        round_number = 0
+        while time.perf_counter() < deadline:
+            stream, version = f"w{index}-{round_number}", 0
+            for batch in batches:
+                if time.perf_counter() >= deadline:
+                    return
+                await store.append(stream, version, batch, actor="system")
+                version += len(batch)
+                written += len(batch)
+            round_number += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(writer(i) for i in range(writers)))
+    elapsed = time.perf_counter() - start
+    await store.close()
+    await pool.close()
+    return written / elapsed
+
+
+def eventsourcing_rate(url: str, batches: list[list[Event]], writers: int) -> float:
+    from eventsourcing.persistence import StoredEvent
+    from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+
+    rest = url.split("://", 1)[1]
+    user, rest = rest.split("@", 1)
+    hostport, dbname = rest.split("/", 1)
+    host, port = hostport.split(":")
+    datastore = PostgresDatastore(
+        dbname=dbname, host=host, port=port, user=user, password="",
+        pool_size=writers, max_overflow=0,
+    )
+    recorder = PostgresApplicationRecorder(datastore)
+    recorder.create_table()
+    encoded = [
+        [(type(e).__name__, msgspec.json.encode(e)) for e in batch] for batch in batches
+    ]
+    deadline = time.perf_counter() + SECONDS
+    counts = [0] * writers
+
+    def writer(index: int) -> None:
+        while time.perf_counter() < deadline:
+            originator = uuid.uuid4()
+            version = 0
+            for batch in encoded:
+                if time.perf_counter() >= deadline:
+                    return
+                stored = []
+                for topic, state in batch:
+                    version += 1
+                    stored.append(StoredEvent(originator, version, topic, state))
+                recorder.insert_events(stored)
+                counts[index] += len(stored)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(writers)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    datastore.close()
+    return sum(counts) / elapsed
+
+
+async def plain_insert_rate(url: str, connections: int) -> float:
+    pool = await asyncpg.create_pool(url, min_size=connections, max_size=connections)
+    await pool.execute("CREATE TABLE plain (id bigserial PRIMARY KEY, payload jsonb NOT NULL)")
+    payload = msgspec.json.encode(move_batches(1)[3][0]).decode()
+    deadline = time.perf_counter() + SECONDS
+    written = 0
+
+    async def inserter() -> None:
+        nonlocal written
+        async with pool.acquire() as connection:
+            while time.perf_counter() < deadline:
+                await connection.execute("INSERT INTO plain (payload) VALUES ($1)", payload)
+                written += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(inserter() for _ in range(connections)))
+    elapsed = time.perf_counter() - start
+    await pool.close()
+    return written / elapsed
+
+
+async def latency(url: str, nats_url: str, batches: list[list[Event]]) -> list[float]:
+    """Append-to-JetStream-subscriber latencies (ms) at a steady 16-writer load."""
+    pool = await create_pool(url, max_size=24)
+    await upgrade(pool)
+    store = EventStore(pool)
+    client = await connect(nats_url)
+    js = client.jetstream()
+    await ensure_stream(js)
+    sent: dict[str, float] = {}
+    arrived: dict[str, float] = {}
+    appended: list[float] = []
+
+    async def on_message(message: object) -> None:
+        now = time.perf_counter()
+        decoded = bus_message_decoder.decode(message.data)  # type: ignore[attr-defined]
+        arrived[decoded.event_id] = now
+
+    subscription = await js.subscribe(
+        "muggins.table.*.public",
+        cb=on_message,
+        deliver_policy=DeliverPolicy.NEW,
+        config=ConsumerConfig(ack_policy=AckPolicy.NONE),
+    )
+    stop = asyncio.Event()
+    relay = Relay(store, js, poll_interval=0.5)
+    relay_task = asyncio.create_task(relay.run(stop))
+    await asyncio.sleep(0.5)
+
+    jitter = random.Random(7)
+
+    async def writer(index: int, phase: str, seconds: float) -> None:
+        deadline = time.perf_counter() + seconds
+        version = 0
+        stream = f"{phase}{index}"
+        for batch in batches:
+            if time.perf_counter() >= deadline:
+                return
+            began = time.perf_counter()
+            recorded = await store.append(stream, version, batch, actor="system")
+            if phase == "measured":
+                appended.append((time.perf_counter() - began) * 1000)
+                for event in recorded:
+                    sent[event.event_id] = began
+            version += len(batch)
+            # About 33 moves a second per writer, unsynchronised: ~530 moves/s in
+            # all, the pace of 500 tables where each seat moves about once a second.
+            await asyncio.sleep(jitter.uniform(0.02, 0.04))
+
+    # Warm up first (connections plan the append function on first use), as a
+    # running service is; then measure.
+    await asyncio.gather(*(writer(i, "warmup", 1.0) for i in range(16)))
+    await asyncio.gather(*(writer(i, "measured", SECONDS) for i in range(16)))
+    await asyncio.sleep(1.0)
+    stop.set()
+    await relay_task
+    await subscription.unsubscribe()
+    await client.drain()
+    await store.close()
+    await pool.close()
+    print(f"append alone: p50 {percentile(appended, 0.5):.1f} ms, "
+          f"p99 {percentile(appended, 0.99):.1f} ms")
+    missing = set(sent) - set(arrived)
+    if missing:
+        print(f"{len(missing)} appended events never reached the subscriber")
+        return [float("inf")] * len(missing)
+    return [(arrived[event_id] - began) * 1000 for event_id, began in sent.items()]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def main() -> int:
+    batches = move_batches()
+    sizes = [len(b) for b in batches]
+    print(f"batches: {len(batches)} commands, {statistics.mean(sizes):.2f} events each on average")
+    with tempfile.TemporaryDirectory(prefix="muggins-bench-") as folder:
+        postgres = EmbeddedPostgres(Path(folder))
+        server = EmbeddedNats(Path(folder))
+        admin = postgres.start().rsplit("/", 1)[0] + "/postgres"
+        nats_url = server.start()
+        try:
+            ours = {}
+            for writers in (1, 16):
+                url = await fresh_database(admin, f"ours{writers}")
+                ours[writers] = await muggins_rate(url, batches, writers)
+            theirs = {}
+            for writers in (1, 16):
+                url = await fresh_database(admin, f"es{writers}")
+                theirs[writers] = await asyncio.to_thread(
+                    eventsourcing_rate, url, batches, writers
+                )
+            plain = await plain_insert_rate(await fresh_database(admin, "plain"), 16)
+            latencies = await latency(await fresh_database(admin, "latency"), nats_url, batches)
+        finally:
+            server.stop()
+            postgres.stop()
+    print(f"{'':<44}{'1 writer':>12}{'16 writers':>12}")
+    print(f"{'muggins EventStore (events/s)':<44}{ours[1]:>12,.0f}{ours[16]:>12,.0f}")
+    print(f"{'eventsourcing PostgreSQL recorder (events/s)':<44}"
+          f"{theirs[1]:>12,.0f}{theirs[16]:>12,.0f}")
+    print(f"{'plain INSERT, no order (events/s)':<44}{'':>12}{plain:>12,.0f}")
+    vs_library = ours[16] / theirs[16]
+    vs_plain = ours[16] / plain
+    p50, p99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
+    print(f"muggins / eventsourcing at 16 writers: {vs_library:6.1f}x  (bar: 10x)")
+    print(f"muggins / plain INSERT at 16 writers:  {vs_plain:6.2f}   (bar: 0.5)")
+    print(f"append -> JetStream subscriber: {len(latencies)} events, "
+          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms  (bar: p99 < 20 ms)")
+    met = vs_library >= 10 and vs_plain >= 0.5 and p99 < 20
+    print("bars met" if met else "BARS MISSED")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
