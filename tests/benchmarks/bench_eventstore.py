@@ -29,7 +29,6 @@ from pathlib import Path
 
 import asyncpg
 import msgspec
-
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from muggins.bus.jetstream import bus_message_decoder, connect, ensure_stream
