@@ -73,6 +73,23 @@ async def stop_embedded(servers: list[EmbeddedPostgres | EmbeddedNats]) -> None:
 
 
 @asynccontextmanager
+async def event_store_only(settings: Settings) -> AsyncIterator[EventStore]:
+    """The event store alone (for tools that need no bus): migrated, ready."""
+    database_url, _, started = await start_embedded(settings, with_nats=False)
+    try:
+        pool = await create_pool(database_url)
+        try:
+            await upgrade(pool)
+            store = EventStore(pool)
+            yield store
+            await store.close()
+        finally:
+            await pool.close()
+    finally:
+        await stop_embedded(started)
+
+
+@asynccontextmanager
 async def infrastructure(
     settings: Settings, *, relay: bool = True
 ) -> AsyncIterator[Infrastructure]:

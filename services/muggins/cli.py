@@ -4,14 +4,16 @@ calls into the library and prints."""
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 import sys
+from pathlib import Path
 from typing import get_args
 
 import click
 import msgspec
 
-from muggins.bootstrap import start_embedded, stop_embedded
+from muggins.bootstrap import event_store_only, start_embedded, stop_embedded
 from muggins.bots import BOT_LEVELS, BotLevel
 from muggins.bus.jetstream import connect, ensure_stream
 from muggins.embedded import EmbeddedNats, EmbeddedPostgres, EmbeddedServerError
@@ -19,13 +21,17 @@ from muggins.eventstore.migrations import upgrade
 from muggins.eventstore.store import StoreUnavailable, create_pool
 from muggins.logs import configure_logging
 from muggins.playbyplay import narrate
+from muggins.replay.record import HandRecord, RecordError, StoredEvent
+from muggins.replay.show import frames, show_lines, step_through
+from muggins.replay.source import encode_record, export_hand, load_game, read_record
+from muggins.replay.verify import HandVerdict, Problem, rebuilt_hands, verify_game, verify_record
 from muggins.rules.describe import PRESET_SUMMARIES, describe
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.events import event_encoder
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset, seatings
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import game_seed_from_text
-from muggins.selfplay import make_bots, play_game
+from muggins.selfplay import make_bots, play_game, play_game_commands
 from muggins.settings import Settings, SettingsError, load_settings
 
 
@@ -176,6 +182,12 @@ def rules_command(
     + ", ".join(BOT_LEVELS),
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the events as JSON lines.")
+@click.option(
+    "--record",
+    "record_prefix",
+    metavar="PREFIX",
+    help="Also store each game in the event store as table PREFIX-1, PREFIX-2 ...",
+)
 def simulate_command(
     preset_name: str,
     seats: int,
@@ -184,10 +196,14 @@ def simulate_command(
     games: int,
     bots: str,
     as_json: bool,
+    record_prefix: str | None,
 ) -> None:
     """Bots play whole games; the same seed gives the same output, byte for byte."""
     ruleset = _ruleset(preset_name, seats, partners)
     levels = _bot_levels(bots, seats)
+    if record_prefix is not None:
+        _record_games(ruleset, levels, seed, games, record_prefix)
+        return
     out = sys.stdout
     for game_number in range(1, games + 1):
         game_seed = game_seed_from_text(f"{seed}/{game_number}")
@@ -201,6 +217,38 @@ def simulate_command(
                 out.write(f"{'=' * 20} game {game_number} {'=' * 20}\n")
             for line in narrate(events):
                 out.write(line + "\n")
+
+
+def _record_games(
+    ruleset: Ruleset, levels: list[BotLevel], seed: str, games: int, prefix: str
+) -> None:
+    """Play the games and append them to the event store, one command at a time."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,50}", prefix):
+        raise click.BadParameter("1-50 letters, digits, '-' or '_'", param_hint="--record")
+    settings = _settings()
+
+    async def record() -> list[str]:
+        tables = []
+        async with event_store_only(settings) as store:
+            for game_number in range(1, games + 1):
+                table = f"{prefix}-{game_number}"
+                if await store.stream_version(table):
+                    raise click.ClickException(f"table {table} exists already")
+                game_seed = game_seed_from_text(f"{seed}/{game_number}")
+                version = 0
+                bots = make_bots(levels, game_seed)
+                for result in play_game_commands(ruleset, game_seed, bots):
+                    await store.append(table, version, result.events, actor=result.actor)
+                    version += len(result.events)
+                tables.append(table)
+        return tables
+
+    try:
+        tables = asyncio.run(record())
+    except (EmbeddedServerError, StoreUnavailable) as error:
+        raise click.ClickException(str(error)) from None
+    for table in tables:
+        click.echo(f"recorded table {table}")
 
 
 def _bot_levels(text: str, seats: int) -> list[BotLevel]:
@@ -232,6 +280,130 @@ def demo_command(preset_name: str, seats: int, partners: bool) -> None:
     game_seed = game_seed_from_text(f"{seed}")
     for line in narrate(play_game(ruleset, game_seed, make_bots(["greedy"] * seats, game_seed))):
         click.echo(line)
+
+
+@main.group("replay")
+def replay_group() -> None:
+    """Rebuild finished hands from their seeds and prove them fair."""
+
+
+def _load_game(table: str) -> list[StoredEvent]:
+    settings = _settings()
+
+    async def load() -> list[StoredEvent]:
+        async with event_store_only(settings) as store:
+            return await load_game(store, table)
+
+    try:
+        return asyncio.run(load())
+    except (EmbeddedServerError, StoreUnavailable, RecordError) as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _read_record(path: str) -> HandRecord:
+    try:
+        return read_record(Path(path))
+    except RecordError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _table_or_file(table: str | None, file: str | None) -> None:
+    if (table is None) == (file is None):
+        raise click.UsageError("give a TABLE or --file, not both")
+
+
+@replay_group.command("show")
+@click.argument("table", required=False)
+@click.option("--hand", type=click.IntRange(1), help="One hand (default: every hand).")
+@click.option("--file", "file", type=click.Path(dir_okay=False), help="A hand record file.")
+@click.option("--step", is_flag=True, help="One move at a time: n/→ forward, p/← back, q quit.")
+def replay_show(table: str | None, hand: int | None, file: str | None, step: bool) -> None:
+    """Tell a hand (or a game) move by move, rebuilt from its seed and decisions."""
+    _table_or_file(table, file)
+    try:
+        if file is not None:
+            record = _read_record(file)
+            before = record.before.game_state(record.ruleset)
+            verdicts = [(before, verify_record(record))]
+        else:
+            assert table is not None
+            stored = _load_game(table)
+            verdicts = rebuilt_hands(stored, hand)
+    except RecordError as error:
+        raise click.ClickException(str(error)) from None
+    if step:
+        if len(verdicts) != 1:
+            raise click.UsageError("--step shows one hand: add --hand N")
+        before, verdict = verdicts[0]
+        step_through(frames(before, verdict.rebuilt), click.getchar, click.echo, click.clear)
+        return
+    failed = False
+    for before, verdict in verdicts:
+        for line in show_lines(before, verdict):
+            click.echo(line)
+        failed = failed or not verdict.ok
+    if failed:
+        sys.exit(1)
+
+
+@replay_group.command("verify")
+@click.argument("table", required=False)
+@click.option("--hand", type=click.IntRange(1), help="One hand.")
+@click.option("--all", "every", is_flag=True, help="Every hand (the default).")
+@click.option("--file", "file", type=click.Path(dir_okay=False), help="A hand record file.")
+def replay_verify(table: str | None, hand: int | None, every: bool, file: str | None) -> None:
+    """Check that hands were dealt from their committed seeds and played by the rules.
+
+    Exit status 0 when everything checked is right, 1 when anything is wrong.
+    """
+    _table_or_file(table, file)
+    if hand is not None and every:
+        raise click.UsageError("--hand and --all do not go together")
+    try:
+        if file is not None:
+            record = _read_record(file)
+            hand_verdicts: list[HandVerdict] = [verify_record(record)]
+            stream_problems: list[Problem] = []
+            label = f"{file} (table {record.table})"
+        else:
+            assert table is not None
+            game = verify_game(_load_game(table), hand)
+            hand_verdicts = list(game.hands)
+            stream_problems = list(game.stream_problems)
+            label = f"table {table}"
+    except RecordError as error:
+        raise click.ClickException(str(error)) from None
+    for problem in stream_problems:
+        click.echo(f"✗ {label}: {problem}")
+    for verdict in hand_verdicts:
+        if verdict.status == "unfinished":
+            click.echo(f"… hand {verdict.hand}: still being played; its seed is not revealed yet")
+        elif verdict.ok:
+            click.echo(
+                f"✓ hand {verdict.hand}: the seed matches its commitment, the deal and every "
+                "draw come from the seed, every move is legal, every score is right"
+            )
+        else:
+            for problem in verdict.problems:
+                click.echo(f"✗ {problem}")
+    bad = bool(stream_problems) or any(not v.ok for v in hand_verdicts)
+    checked = sum(v.status != "unfinished" for v in hand_verdicts)
+    click.echo(f"{label}: {checked} hand(s) checked, " + ("PROBLEMS FOUND" if bad else "all fair"))
+    if bad:
+        sys.exit(1)
+
+
+@replay_group.command("export")
+@click.argument("table")
+@click.option("--hand", type=click.IntRange(1), required=True)
+def replay_export(table: str, hand: int) -> None:
+    """Write one finished hand's self-contained record (JSON) to standard output."""
+    stored = _load_game(table)
+    try:
+        record = export_hand(stored, table, hand)
+    except RecordError as error:
+        raise click.ClickException(str(error)) from None
+    sys.stdout.buffer.write(encode_record(record))
 
 
 if __name__ == "__main__":

@@ -114,9 +114,9 @@ def award_text(rules: Ruleset, ended: HandEnded, points: int) -> str:
     return f"{text}: {points} points"
 
 
-def narrate(events: Iterable[Event]) -> Iterator[str]:
-    """Lines of text telling the game the events record."""
-    state: GameState | None = None
+def narrate(events: Iterable[Event], state: GameState | None = None) -> Iterator[str]:
+    """Lines of text telling the game the events record (from ``state``, if the
+    events do not start with GameStarted)."""
     award_points = 0
     for event in events:
         state = evolve(state, event)
@@ -198,3 +198,32 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
                         + " to ".join(str(s) for s in sorted(event.scores, reverse=True))
                         + "."
                     )
+
+
+def summary(event: Event) -> str:
+    """One event in a few words (for the replay tool's findings)."""
+    match event:
+        case GameStarted():
+            return f"game of {event.ruleset.preset} starts"
+        case HandStarted():
+            return f"hand {event.hand} starts, seat {event.leader} leads"
+        case SeedSealed():
+            return f"hand {event.hand}'s seed is sealed"
+        case TilesDealt():
+            return f"seat {event.seat} is dealt {tiles_text(event.tiles or ())}"
+        case BoneyardStacked():
+            return f"the boneyard is stacked: {tiles_text(event.tiles or ())}"
+        case TileDrawn():
+            return f"seat {event.seat} draws {event.tile}"
+        case Passed():
+            return f"seat {event.seat} passes"
+        case TilePlayed():
+            where = "leads" if event.end is None else f"plays on the {end_name(event.end)} arm:"
+            return f"seat {event.seat} {where} {event.tile} (count {event.count})"
+        case PointsScored():
+            return f"side {event.side} scores {event.points} ({event.reason})"
+        case HandEnded():
+            return f"hand {event.hand} ends ({event.outcome})"
+        case GameEnded():
+            return f"the game ends, scores {' / '.join(map(str, event.scores))}"
+    return type(event).__name__

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
+import msgspec
+
 from muggins.bots import Bot, BotLevel, make_bot
 from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.events import Event
@@ -30,35 +32,52 @@ def make_bots(levels: Sequence[BotLevel], game_seed: bytes) -> list[Bot]:
     return [make_bot(level, bot_rng(game_seed, seat)) for seat, level in enumerate(levels)]
 
 
-def play_game(ruleset: Ruleset, game_seed: bytes, bots: Sequence[Bot]) -> Iterator[Event]:
-    """Every event of one game the bots play, hand seeds derived from ``game_seed``."""
+class CommandResult(msgspec.Struct, frozen=True):
+    """The events one command caused, and who issued it ("bot:N" or "system")."""
+
+    actor: str
+    events: list[Event]
+
+
+def play_game_commands(
+    ruleset: Ruleset, game_seed: bytes, bots: Sequence[Bot]
+) -> Iterator[CommandResult]:
+    """One game the bots play, command by command; hand seeds from ``game_seed``."""
     state, events = start_game(ruleset)
-    yield from events
+    yield CommandResult("system", events)
     while state.phase != "game-over":
         if state.phase == "between-hands":
             if state.hands_played >= MAX_HANDS:
                 raise RunawayGame(f"no winner after {MAX_HANDS} hands")
             seed = hand_seed(game_seed, state.hands_played + 1).hex()
             state, events = play(state, StartHand(seed=seed))
-            yield from events
+            yield CommandResult("system", events)
             continue
-        state, events = _muggins_calls(state, bots)
-        yield from events
-        if state.phase != "playing":
+        caller = _muggins_caller(state, bots)
+        if caller is not None:
+            state, events = apply(state, CallMuggins(seat=caller))
+            yield CommandResult(f"bot:{caller}", events)
             continue
         assert state.hand is not None
-        state, events = play(state, bots[state.hand.turn].choose(state))
-        yield from events
+        seat = state.hand.turn
+        state, events = play(state, bots[seat].choose(state))
+        yield CommandResult(f"bot:{seat}", events)
 
 
-def _muggins_calls(state: GameState, bots: Sequence[Bot]) -> tuple[GameState, list[Event]]:
-    """Give each opponent, in seat order from the one on turn, the chance to call."""
+def play_game(ruleset: Ruleset, game_seed: bytes, bots: Sequence[Bot]) -> Iterator[Event]:
+    """Every event of one game the bots play, hand seeds derived from ``game_seed``."""
+    for result in play_game_commands(ruleset, game_seed, bots):
+        yield from result.events
+
+
+def _muggins_caller(state: GameState, bots: Sequence[Bot]) -> int | None:
+    """The first opponent, in seat order from the one on turn, whose bot calls muggins."""
     hand = state.hand
     if hand is None or hand.pending is None:
-        return state, []
+        return None
     seats = state.ruleset.seats
     for offset in range(seats):
         seat = (hand.turn + offset) % seats
         if bots[seat].calls_muggins(state, seat):
-            return apply(state, CallMuggins(seat=seat))
-    return state, []
+            return seat
+    return None

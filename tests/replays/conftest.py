@@ -1,0 +1,7 @@
+from tests.integration.conftest import (  # noqa: F401  (the same real servers)
+    database_url,
+    pool,
+    postgres,
+    servers_dir,
+    store,
+)
