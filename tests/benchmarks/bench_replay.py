@@ -62,8 +62,8 @@ async def main() -> int:
                                        actor="system")
 
             for first in range(0, len(games), 16):
-                await asyncio.gather(*(put(i, games[i]) for i in range(first,
-                                                                       min(first + 16, len(games)))))
+                chunk = range(first, min(first + 16, len(games)))
+                await asyncio.gather(*(put(i, games[i]) for i in chunk))
             began = time.perf_counter()
             streams: dict[str, list[StoredEvent]] = defaultdict(list)
             after = 0
