@@ -64,6 +64,9 @@ class BusMessage(msgspec.Struct, frozen=True):
     actor: str
     recorded_at: str
     event: msgspec.Raw
+    #: Who may read the full event: "public", "audit" or "seat:N".  On the
+    #: public subject a non-public event comes redacted.
+    audience: str = "public"
 
 
 bus_message_decoder = msgspec.json.Decoder(BusMessage)
@@ -90,6 +93,7 @@ def messages_for(recorded: RecordedEvent) -> list[tuple[str, str, bytes]]:
                 actor=recorded.actor,
                 recorded_at=recorded.recorded_at.isoformat(),
                 event=msgspec.Raw(event_json),
+                audience=recorded.audience,
             )
         )
 

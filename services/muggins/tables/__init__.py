@@ -1,0 +1,1 @@
+"""The table service: hosted online play over HTTP and WebSocket."""

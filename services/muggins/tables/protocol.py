@@ -1,0 +1,160 @@
+"""Every message of the table service's HTTP API and WebSocket, decoded
+strictly: unknown fields, wrong types and oversized values are refused."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from muggins.bots import BotLevel
+from muggins.rules.tiles import Tile
+from muggins.views import GameView
+
+NAME_MAX = 24
+TOKEN_MAX = 128
+
+
+class Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of every message clients send: nothing unknown is accepted."""
+
+
+class BotSeat(Strict, frozen=True, kw_only=True):
+    seat: Annotated[int, msgspec.Meta(ge=0, le=3)]
+    level: BotLevel = "greedy"
+
+
+class CreateTable(Strict, frozen=True, kw_only=True):
+    preset: Annotated[str, msgspec.Meta(max_length=40)] = "playelephant"
+    seats: Annotated[int, msgspec.Meta(ge=2, le=4)] = 2
+    partnerships: bool = False
+    #: Any Ruleset knob, e.g. {"max_pip": 9} or {"muggins_rule": true}.
+    overrides: dict[str, Any] = {}
+    bots: Annotated[list[BotSeat], msgspec.Meta(max_length=4)] = []
+    turn_clock_seconds: Annotated[int, msgspec.Meta(ge=1, le=600)] = 30
+
+
+class PlayerIdentity(Strict, frozen=True, kw_only=True):
+    player_id: Annotated[str, msgspec.Meta(max_length=64)]
+    secret: Annotated[str, msgspec.Meta(max_length=TOKEN_MAX)]
+
+
+class TakeSeat(Strict, frozen=True, kw_only=True):
+    name: Annotated[str, msgspec.Meta(max_length=200)]
+    player: PlayerIdentity | None = None
+
+
+class RuleLine(msgspec.Struct, frozen=True):
+    topic: str
+    text: str
+
+
+class SeatSummary(msgspec.Struct, frozen=True):
+    seat: int
+    name: str | None
+    bot: bool
+    bot_level: str | None
+    free: bool
+
+
+class TableInfo(msgspec.Struct, frozen=True):
+    table_id: str
+    preset: str
+    status: Literal["waiting", "playing", "finished"]
+    game: int
+    turn_clock_seconds: int
+    rules: list[RuleLine]
+    ruleset: dict[str, Any]
+    seats: list[SeatSummary]
+    share_link: str
+    spectator_link: str
+
+
+class SeatGranted(msgspec.Struct, frozen=True):
+    table_id: str
+    seat: int
+    #: Secret: send it in the first WebSocket message; it is never shown again.
+    token: str
+    player_id: str
+    #: Only when this request created the identity: keep it to be recognised.
+    player_secret: str | None
+    play_link: str
+
+
+# ---------------------------------------------------------------- WebSocket
+
+
+class Hello(Strict, frozen=True, kw_only=True, tag="hello"):
+    token: Annotated[str, msgspec.Meta(min_length=1, max_length=TOKEN_MAX)]
+    #: The last version this client saw: it gets everything after it.
+    since: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class PlayTile(Strict, frozen=True, kw_only=True, tag="play"):
+    tile: Tile
+    end: Annotated[int, msgspec.Meta(ge=0, le=64)] | None = None
+    claim: Annotated[int, msgspec.Meta(ge=0, le=1000)] | None = None
+    known_version: Annotated[int, msgspec.Meta(ge=0)]
+
+
+class CallMugginsMessage(Strict, frozen=True, kw_only=True, tag="muggins"):
+    known_version: Annotated[int, msgspec.Meta(ge=0)]
+
+
+class Since(Strict, frozen=True, kw_only=True, tag="since"):
+    version: Annotated[int, msgspec.Meta(ge=0)]
+
+
+class Rematch(Strict, frozen=True, kw_only=True, tag="rematch"):
+    pass
+
+
+ClientMessage = Hello | PlayTile | CallMugginsMessage | Since | Rematch
+client_message_decoder = msgspec.json.Decoder(ClientMessage)
+
+
+class Welcome(msgspec.Struct, frozen=True, tag="welcome"):
+    table_id: str
+    seat: int
+    game: int
+    version: int
+    view: GameView | None
+    turn_clock_seconds: int
+
+
+class EventMessage(msgspec.Struct, frozen=True, tag="event"):
+    game: int
+    version: int
+    event: msgspec.Raw
+
+
+class ViewMessage(msgspec.Struct, frozen=True, tag="view"):
+    game: int
+    version: int
+    view: GameView
+    #: Seconds left for the seat on turn (None when nobody is on the clock).
+    seconds_left: float | None = None
+
+
+class ErrorMessage(msgspec.Struct, frozen=True, tag="error"):
+    code: str
+    message: str
+    version: int | None = None
+
+
+class GameStartedMessage(msgspec.Struct, frozen=True, tag="game"):
+    game: int
+
+
+ServerMessage = Welcome | EventMessage | ViewMessage | ErrorMessage | GameStartedMessage
+encode = msgspec.json.Encoder().encode
+
+
+def clean_name(raw: str) -> str:
+    """A display name: 1-24 printable characters, no markup; ValueError otherwise."""
+    name = " ".join(raw.split())
+    if not 1 <= len(name) <= NAME_MAX:
+        raise ValueError(f"a name is 1 to {NAME_MAX} characters")
+    if not name.isprintable() or any(c in name for c in "<>&\"'`"):
+        raise ValueError("a name is plain text: no markup or control characters")
+    return name

@@ -1,0 +1,405 @@
+"""HTTP and WebSocket: thin handlers over the TableService.
+
+``create_app(settings)`` wires everything (STYLE.md 7); nothing happens at
+import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import msgspec
+import structlog
+from litestar import Litestar, Request, Response, get, post, websocket
+from litestar.connection import WebSocket
+from litestar.exceptions import HTTPException, WebSocketDisconnect
+from litestar.openapi import OpenAPIConfig
+from litestar.status_codes import (
+    HTTP_400_BAD_REQUEST,
+    HTTP_403_FORBIDDEN,
+    HTTP_404_NOT_FOUND,
+    HTTP_409_CONFLICT,
+    HTTP_503_SERVICE_UNAVAILABLE,
+)
+from nats.aio.msg import Msg
+
+from muggins.bootstrap import Infrastructure, infrastructure
+from muggins.bus.jetstream import bus_message_decoder, subject
+from muggins.logs import log_context
+from muggins.rules.commands import AnyCommand, CallMuggins, Play
+from muggins.rules.errors import IllegalMove
+from muggins.rules.events import event_encoder, visible_to
+from muggins.settings import Settings
+from muggins.tables.protocol import (
+    CallMugginsMessage,
+    CreateTable,
+    ErrorMessage,
+    EventMessage,
+    GameStartedMessage,
+    Hello,
+    PlayTile,
+    Rematch,
+    SeatGranted,
+    Since,
+    TableInfo,
+    TakeSeat,
+    ViewMessage,
+    Welcome,
+    client_message_decoder,
+    encode,
+)
+from muggins.tables.service import (
+    BadRequest,
+    BadToken,
+    SeatUnavailable,
+    ServiceOptions,
+    TableNotFound,
+    TableService,
+    game_stream,
+)
+from muggins.views import game_view
+
+log = structlog.get_logger(__name__)
+
+MAX_MESSAGE_BYTES = 4096
+MAX_BODY_BYTES = 64 * 1024
+HELLO_TIMEOUT = 10.0
+
+
+def control_subject(table_id: str) -> str:
+    return f"muggins.control.{table_id}"
+
+
+@dataclass
+class Runtime:
+    infra: Infrastructure
+    service: TableService
+    sessions: set[PlaySession] = field(default_factory=set)
+
+
+def _runtime(request: Request | WebSocket) -> Runtime:  # type: ignore[type-arg]
+    return request.app.state.runtime  # type: ignore[no-any-return]
+
+
+def _http_error(error: Exception) -> HTTPException:
+    status = {
+        TableNotFound: HTTP_404_NOT_FOUND,
+        SeatUnavailable: HTTP_409_CONFLICT,
+        BadRequest: HTTP_400_BAD_REQUEST,
+        BadToken: HTTP_403_FORBIDDEN,
+    }.get(type(error), HTTP_409_CONFLICT)
+    return HTTPException(status_code=status, detail=str(error))
+
+
+@post("/tables", summary="Create a table", description="A table from a preset, with bots.")
+async def create_table(request: Request, data: CreateTable) -> TableInfo:  # type: ignore[type-arg]
+    try:
+        return await _runtime(request).service.create_table(data)
+    except (BadRequest, IllegalMove) as error:
+        raise _http_error(error) from None
+
+
+@get("/tables/{table_id:str}", summary="A table: its rules in words and its seats")
+async def get_table(request: Request, table_id: str) -> TableInfo:  # type: ignore[type-arg]
+    try:
+        return await _runtime(request).service.info(table_id)
+    except TableNotFound as error:
+        raise _http_error(error) from None
+
+
+@post("/tables/{table_id:str}/seats/{seat:int}", summary="Take a free seat")
+async def take_seat(
+    request: Request, table_id: str, seat: int, data: TakeSeat  # type: ignore[type-arg]
+) -> SeatGranted:
+    try:
+        return await _runtime(request).service.take_seat(table_id, seat, data)
+    except (TableNotFound, SeatUnavailable, BadRequest, BadToken) as error:
+        raise _http_error(error) from None
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: str
+    postgres: str = "unknown"
+    nats: str = "unknown"
+
+
+@get("/healthz", summary="The process is alive")
+async def healthz() -> Health:
+    return Health("ok")
+
+
+@get("/readyz", summary="PostgreSQL and NATS are reachable")
+async def readyz(request: Request) -> Response[Health]:  # type: ignore[type-arg]
+    runtime = _runtime(request)
+    postgres = "ok"
+    try:
+        await asyncio.wait_for(runtime.infra.pool.fetchval("SELECT 1"), 2)
+    except Exception as error:  # any failure means not ready
+        postgres = f"unavailable: {error}"
+    nats = "ok" if runtime.infra.nats.is_connected else "unavailable: disconnected"
+    ready = postgres == "ok" and nats == "ok"
+    return Response(
+        Health("ready" if ready else "not ready", postgres, nats),
+        status_code=200 if ready else HTTP_503_SERVICE_UNAVAILABLE,
+    )
+
+
+class PlaySession:
+    """One seat's WebSocket: commands in, that seat's events and views out."""
+
+    def __init__(self, socket: WebSocket, runtime: Runtime, table_id: str) -> None:  # type: ignore[type-arg]
+        self.socket = socket
+        self.runtime = runtime
+        self.service = runtime.service
+        self.table_id = table_id
+        self.seat = -1
+        self.game = 0
+        self.sent_version = 0
+        self.viewed_version = -1
+        self.pending: dict[int, bytes] = {}
+        self.inbox: asyncio.Queue[tuple[str, bytes, str]] = asyncio.Queue()
+        self.subscriptions: list[object] = []
+        self.rate = runtime.service.options.commands_per_second
+        self.burst = runtime.service.options.command_burst
+        self.tokens = self.burst
+        self.refilled = time.monotonic()
+        self.send_lock = asyncio.Lock()
+
+    async def send(self, message: object) -> None:
+        async with self.send_lock:
+            await self.socket.send_data(encode(message).decode())
+
+    async def fail(self, code: str, message: str, close: int | None = None) -> None:
+        with contextlib.suppress(Exception):
+            await self.send(ErrorMessage(code, message))
+            if close is not None:
+                await self.socket.close(close, message[:120])
+
+    async def run(self) -> None:
+        try:
+            raw = await asyncio.wait_for(self.socket.receive_data(mode="text"), HELLO_TIMEOUT)
+        except TimeoutError:
+            await self.fail("hello-expected", "send hello with your seat token first", 1008)
+            return
+        hello = await self.decode(raw)
+        if not isinstance(hello, Hello):
+            await self.fail("hello-expected", "the first message must be hello", 1008)
+            return
+        try:
+            self.seat = await self.service.seat_for_token(self.table_id, hello.token)
+        except (BadToken, TableNotFound) as error:
+            await self.fail("bad-token", str(error), 1008)
+            return
+        with log_context(table=self.table_id, seat=self.seat):
+            record = await self.service.table(self.table_id)
+            if record.seats[self.seat].bot_playing and record.seats[self.seat].bot_level is None:
+                await self.service.reclaim(self.table_id, self.seat)
+            self.service.connected(self.table_id, self.seat)
+            try:
+                await self.start(hello.since)
+                await asyncio.gather(self.receive_loop(), self.push_loop())
+            except WebSocketDisconnect:
+                pass
+            finally:
+                for subscription in self.subscriptions:
+                    with contextlib.suppress(Exception):
+                        await subscription.unsubscribe()  # type: ignore[attr-defined]
+                self.service.disconnected(self.table_id, self.seat)
+
+    async def start(self, since: int | None) -> None:
+        nc = self.runtime.infra.nats
+        self.subscriptions.append(
+            await nc.subscribe(control_subject(self.table_id), cb=self.on_control)
+        )
+        record = await self.service.table(self.table_id)
+        await self.follow(record.game, since)
+
+    async def follow(self, game: int, since: int | None) -> None:
+        """Subscribe to a game's subjects, then catch up from the store."""
+        for subscription in self.subscriptions[1:]:
+            with contextlib.suppress(Exception):
+                await subscription.unsubscribe()  # type: ignore[attr-defined]
+        del self.subscriptions[1:]
+        self.game = game
+        self.pending.clear()
+        record = await self.service.table(self.table_id)
+        if game == 0:
+            await self.send(Welcome(self.table_id, self.seat, 0, 0, None,
+                                    record.turn_clock_seconds))
+            return
+        stream = game_stream(self.table_id, game)
+        nc = self.runtime.infra.nats
+        for audience in ("public", f"seat:{self.seat}"):
+            self.subscriptions.append(
+                await nc.subscribe(subject(stream, audience), cb=self.on_event)
+            )
+        version, state = await self.service.state(self.table_id, game)
+        view = game_view(state, self.seat, record.names, record.bots)
+        self.viewed_version = version
+        await self.send(Welcome(self.table_id, self.seat, game, version, view,
+                                record.turn_clock_seconds))
+        start = since if since is not None and since <= version else version
+        for recorded in await self.service.store.read_stream(stream, start):
+            if recorded.stream_version > version:
+                break
+            event = visible_to(recorded.event(), self.seat)
+            await self.send(EventMessage(game, recorded.stream_version,
+                                         msgspec.Raw(event_encoder.encode(event))))
+        self.sent_version = version
+
+    async def on_control(self, message: Msg) -> None:
+        await self.inbox.put(("control", message.data, ""))
+
+    async def on_event(self, message: Msg) -> None:
+        await self.inbox.put(("event", message.data, message.subject))
+
+    async def push_loop(self) -> None:
+        while True:
+            kind, data, subject_name = await self.inbox.get()
+            if kind == "control":
+                game = int(data.decode())
+                if game > self.game:
+                    await self.send(GameStartedMessage(game))
+                    await self.follow(game, 0)
+                continue
+            bus = bus_message_decoder.decode(data)
+            if bus.stream_id != game_stream(self.table_id, self.game):
+                continue
+            own = f"seat:{self.seat}"
+            if subject_name.endswith(".public") and bus.audience == own:
+                continue  # this seat gets the full copy on its own subject
+            if bus.stream_version > self.sent_version:
+                self.pending[bus.stream_version] = bytes(bus.event)
+            while self.sent_version + 1 in self.pending:
+                self.sent_version += 1
+                await self.send(EventMessage(self.game, self.sent_version,
+                                             msgspec.Raw(self.pending.pop(self.sent_version))))
+            if self.inbox.empty() and not self.pending:
+                await self.push_view()
+
+    async def push_view(self) -> None:
+        record = await self.service.table(self.table_id)
+        version, state = await self.service.state(self.table_id, self.game)
+        if version != self.sent_version or version == self.viewed_version:
+            return  # more events are on their way (the view follows them), or sent already
+        self.viewed_version = version
+        view = game_view(state, self.seat, record.names, record.bots)
+        left = self.service.seconds_left(self.table_id, version, record.turn_clock_seconds)
+        await self.send(ViewMessage(self.game, version, view, left))
+
+    async def decode(self, raw: str | bytes) -> object:
+        if len(raw) > MAX_MESSAGE_BYTES:
+            await self.fail("message-too-large", f"messages are at most {MAX_MESSAGE_BYTES} bytes",
+                            1009)
+            raise WebSocketDisconnect(detail="message too large")
+        try:
+            return client_message_decoder.decode(raw)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
+            await self.fail("bad-message", str(error))
+            return None
+
+    def allowed(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.refilled) * self.rate)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def receive_loop(self) -> None:
+        while True:
+            raw = await self.socket.receive_data(mode="text")
+            message = await self.decode(raw)
+            if message is None:
+                continue
+            if not self.allowed():
+                await self.fail("rate-limited", "too many messages: slow down")
+                continue
+            await self.handle(message)
+
+    async def handle(self, message: object) -> None:
+        command: AnyCommand | None = None
+        known: int | None = None
+        if isinstance(message, PlayTile):
+            command = Play(self.seat, message.tile, message.end, message.claim)
+            known = message.known_version
+        elif isinstance(message, CallMugginsMessage):
+            command = CallMuggins(seat=self.seat)
+            known = message.known_version
+        elif isinstance(message, Since):
+            await self.follow(self.game, message.version)
+            return
+        elif isinstance(message, Rematch):
+            try:
+                await self.service.rematch(self.table_id)
+            except IllegalMove as error:
+                await self.fail(error.code, str(error))
+            return
+        elif isinstance(message, Hello):
+            await self.fail("already-seated", "hello comes once, first")
+            return
+        if command is None:
+            return
+        try:
+            await self.service.submit(self.table_id, command, actor=f"seat:{self.seat}",
+                                      known_version=known, expected_game=self.game)
+        except IllegalMove as error:
+            await self.send(ErrorMessage(error.code, str(error), self.sent_version))
+
+
+@websocket("/tables/{table_id:str}/play")
+async def play_socket(socket: WebSocket, table_id: str) -> None:  # type: ignore[type-arg]
+    await socket.accept()
+    runtime = _runtime(socket)
+    session = PlaySession(socket, runtime, table_id)
+    runtime.sessions.add(session)
+    try:
+        await session.run()
+    finally:
+        runtime.sessions.discard(session)
+
+
+def create_app(
+    settings: Settings,
+    options: ServiceOptions | None = None,
+    infra: Infrastructure | None = None,
+) -> Litestar:
+    """The table service as an ASGI app: all wiring happens here."""
+    options = options or ServiceOptions()
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            ready = (
+                infra
+                if infra is not None
+                else await stack.enter_async_context(infrastructure(settings))
+            )
+
+            async def announce(table_id: str, game: int) -> None:
+                await ready.nats.publish(control_subject(table_id), str(game).encode())
+
+            service = TableService(ready.pool, ready.store, options, announce)
+            runtime = Runtime(ready, service)
+            app.state.runtime = runtime
+            try:
+                yield
+            finally:
+                for session in list(runtime.sessions):
+                    with contextlib.suppress(Exception):
+                        await session.socket.close(1001, "the server is shutting down")
+                await service.close()
+
+    return Litestar(
+        route_handlers=[create_table, get_table, take_seat, healthz, readyz, play_socket],
+        lifespan=[lifespan],
+        request_max_body_size=MAX_BODY_BYTES,
+        openapi_config=OpenAPIConfig(title="muggins", version="0.1.0", path="/schema"),
+        debug=False,
+    )

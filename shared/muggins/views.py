@@ -1,0 +1,119 @@
+"""What one reader may see of a game: a seat's view, or a spectator's.
+
+Pure: built from the game state; secrets leave only through here (STYLE.md 4).
+A seat sees its own tiles only; a spectator no hand at all; nobody the
+boneyard's order or the seed while the hand is played.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from muggins.rules.commands import Play
+from muggins.rules.game import GameState, can_call_muggins, legal_plays
+from muggins.rules.layout import CLOSED, end_name
+from muggins.rules.tiles import Tile
+
+
+class ArmView(msgspec.Struct, frozen=True):
+    end: int
+    name: str
+    #: Tiles from the root outward, each as [inner half, outer half].
+    tiles: list[tuple[int, int]]
+    #: The number showing at the open end; None while a spinner's side is closed.
+    open: int | None
+
+
+class LayoutView(msgspec.Struct, frozen=True):
+    lead: Tile | None
+    arms: list[ArmView]
+    count: int
+    #: The tiles that are spinners, in the order they were played.
+    spinners: list[Tile]
+
+
+class SeatInfo(msgspec.Struct, frozen=True):
+    seat: int
+    name: str | None
+    #: A bot plays this seat now (a bot seat, or one a bot took over).
+    bot: bool
+    tiles: int
+
+
+class LegalPlay(msgspec.Struct, frozen=True):
+    tile: Tile
+    #: None: the lead.
+    end: int | None
+
+
+class GameView(msgspec.Struct, frozen=True, kw_only=True):
+    phase: str
+    hand: int
+    scores: list[int]
+    #: Whose turn it is (None between hands and after the game).
+    turn: int | None
+    boneyard: int
+    layout: LayoutView
+    seats: list[SeatInfo]
+    #: The reader's seat and tiles (None for a spectator).
+    seat: int | None = None
+    tiles: list[Tile] | None = None
+    #: The reader's legal plays when it is its turn.
+    legal: list[LegalPlay] = []
+    can_call_muggins: bool = False
+    winner_side: int | None = None
+
+
+def layout_view(state: GameState) -> LayoutView:
+    hand = state.hand
+    if hand is None or hand.layout.lead is None:
+        return LayoutView(lead=None, arms=[], count=0, spinners=[])
+    layout = hand.layout
+    arms = [
+        ArmView(
+            end=arm,
+            name=end_name(arm),
+            tiles=layout.oriented(arm),
+            open=None if layout.ends[arm] == CLOSED else layout.ends[arm],
+        )
+        for arm in range(len(layout.arms))
+    ]
+    return LayoutView(
+        lead=layout.lead,
+        arms=arms,
+        count=layout.count,
+        spinners=[s.tile for s in layout.spinners],
+    )
+
+
+def game_view(
+    state: GameState,
+    seat: int | None,
+    names: list[str | None],
+    bots: list[bool],
+) -> GameView:
+    """The game as ``seat`` (None: a spectator) may see it now."""
+    hand = state.hand
+    counts = [len(tiles) for tiles in hand.hands] if hand else [0] * state.ruleset.seats
+    seats = [
+        SeatInfo(seat=s, name=names[s], bot=bots[s], tiles=counts[s])
+        for s in range(state.ruleset.seats)
+    ]
+    mine = list(hand.hands[seat]) if hand is not None and seat is not None else None
+    legal: list[LegalPlay] = []
+    if hand is not None and seat is not None and hand.turn == seat:
+        legal = [LegalPlay(p.tile, p.end) for p in legal_plays(state) if isinstance(p, Play)]
+    return GameView(
+        phase=state.phase,
+        hand=hand.number if hand else state.hands_played,
+        scores=list(state.scores),
+        turn=hand.turn if hand is not None and state.phase == "playing" else None,
+        boneyard=len(hand.boneyard) if hand else 0,
+        layout=layout_view(state),
+        seats=seats,
+        seat=seat,
+        tiles=mine,
+        legal=legal,
+        can_call_muggins=seat is not None and can_call_muggins(state, seat),
+        winner_side=state.winner_side,
+    )

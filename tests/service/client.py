@@ -1,0 +1,93 @@
+"""A scripted player over a real WebSocket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import websockets
+
+
+class SeatClient:
+    def __init__(self, ws: Any, seat: int) -> None:
+        self.ws = ws
+        self.seat = seat
+        self.messages: list[dict[str, Any]] = []
+        self.version = 0
+        self.game = 0
+        self.view: dict[str, Any] | None = None
+        self.errors: list[dict[str, Any]] = []
+        self.played_at = -1
+
+    @classmethod
+    async def connect(cls, ws_url: str, table_id: str, token: str, since: int | None = None
+                      ) -> SeatClient:
+        ws = await websockets.connect(f"{ws_url}/tables/{table_id}/play", max_size=2**20)
+        hello: dict[str, Any] = {"type": "hello", "token": token}
+        if since is not None:
+            hello["since"] = since
+        await ws.send(json.dumps(hello))
+        client = cls(ws, -1)
+        welcome = await client.receive()
+        assert welcome["type"] == "welcome", welcome
+        client.seat = welcome["seat"]
+        return client
+
+    async def receive(self, timeout: float = 10) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.messages.append(message)
+        kind = message["type"]
+        if kind in ("welcome", "view"):
+            self.view = message.get("view")
+            self.version = message["version"]
+            self.game = message["game"]
+        elif kind == "event":
+            assert message["version"] == self.version + 1 or self.game != message["game"], (
+                f"gap: at {self.version}, got {message['version']}"
+            )
+            self.version = message["version"]
+        elif kind == "error":
+            self.errors.append(message)
+        elif kind == "game":
+            self.game = message["game"]
+            self.version = 0
+        return message
+
+    async def until(self, condition: Any, timeout: float = 20) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            message = await self.receive(max(0.1, deadline - time.monotonic()))
+            if condition(message):
+                return message
+
+    def my_turn(self) -> bool:
+        view = self.view
+        return bool(view and view["phase"] == "playing" and view["turn"] == self.seat
+                    and view["legal"])
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def play_first_legal(self) -> None:
+        assert self.view is not None
+        choice = self.view["legal"][0]
+        await self.send({"type": "play", "tile": choice["tile"], "end": choice["end"],
+                         "known_version": self.version})
+
+    async def play_until_game_over(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.view and self.view["phase"] == "game-over":
+                return
+            if self.my_turn() and self.messages[-1]["type"] == "view" and (
+                self.played_at < self.version
+            ):
+                self.played_at = self.version
+                await self.play_first_legal()
+            await self.receive(max(0.1, deadline - time.monotonic()))
+        raise AssertionError("the game did not end in time")
+
+    async def close(self) -> None:
+        await self.ws.close()

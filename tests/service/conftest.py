@@ -1,0 +1,74 @@
+"""The real table service (uvicorn, litestar) on real PostgreSQL and NATS,
+driven by real HTTP and WebSocket clients."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+import uvicorn
+
+from muggins.bootstrap import infrastructure
+from muggins.embedded import EmbeddedNats, free_port
+from muggins.settings import Settings
+from muggins.tables.service import ServiceOptions
+from muggins.tables.web import create_app
+from tests.integration.conftest import (  # noqa: F401  (the same real servers)
+    database_url,
+    nats_server,
+    postgres,
+    servers_dir,
+)
+
+
+@dataclass
+class Running:
+    url: str
+    http: httpx.AsyncClient
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http", "ws", 1)
+
+
+FAST = ServiceOptions(
+    bot_delay=0.0, hand_pause=0.0, grace_period=30.0, commands_per_second=1000, command_burst=1000
+)
+
+
+@contextlib.asynccontextmanager
+async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = FAST
+                ) -> AsyncIterator[Running]:
+    settings = Settings(database_url=url_of_database, nats_url=nats_url, log_level="warning")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    options = dataclasses.replace(options, base_url=url)
+    async with infrastructure(settings) as infra:
+        app = create_app(settings, options, infra)
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                lifespan="on", ws_max_size=64 * 1024)
+        server = uvicorn.Server(config)
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            if task.done():
+                task.result()
+            await asyncio.sleep(0.02)
+        try:
+            async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+                yield Running(url, http)
+        finally:
+            server.should_exit = True
+            await asyncio.wait_for(task, 15)
+
+
+@pytest.fixture
+async def service(
+    database_url: str, nats_server: EmbeddedNats  # noqa: F811  (fixtures)
+) -> AsyncIterator[Running]:
+    async with serve(database_url, nats_server.url) as running:
+        yield running
