@@ -7,7 +7,7 @@ the project into it (again only when pyproject.toml changed), and runs the
 command there.  Standard library only, on purpose: it runs before anything is
 installed.
 
-    python3 deploy/dev.py run      # bots play a full game in the terminal
+    python3 deploy/dev.py run      # the service, on embedded PostgreSQL and NATS
     python3 deploy/dev.py test     # lint, type-check and the whole test suite
     python3 deploy/dev.py bench    # the benchmarks (installs their extras)
 """
@@ -59,7 +59,7 @@ def _run(*argv: str) -> int:
 
 def run(args: list[str]) -> int:
     ensure_environment()
-    return _run(str(BIN / "muggins"), *(args or ["demo"]))
+    return _run(str(BIN / "muggins"), *(args or ["serve"]))
 
 
 def test(args: list[str]) -> int:

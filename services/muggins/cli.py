@@ -16,7 +16,7 @@ import msgspec
 from muggins.bootstrap import event_store_only, start_embedded, stop_embedded
 from muggins.bots import BOT_LEVELS, BotLevel
 from muggins.bus.jetstream import connect, ensure_stream
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres, EmbeddedServerError
+from muggins.embedded import EmbeddedNats, EmbeddedPostgres, EmbeddedServerError, free_port
 from muggins.eventstore.migrations import upgrade
 from muggins.eventstore.store import StoreUnavailable, create_pool
 from muggins.logs import configure_logging
@@ -47,6 +47,28 @@ def _settings() -> Settings:
         raise click.UsageError(str(error)) from None
     configure_logging(settings.log_format, settings.log_level)
     return settings
+
+
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--bot-delay", type=click.FloatRange(0, 10), default=0.8, show_default=True,
+              help="Seconds a bot waits before it moves, as a person would.")
+def serve_command(host: str, port: int, bot_delay: float) -> None:
+    """Run the table service (starting embedded PostgreSQL and NATS if none is configured)."""
+    import uvicorn
+
+    from muggins.tables.service import ServiceOptions
+    from muggins.tables.web import create_app
+
+    settings = _settings()
+    if port == 0:
+        port = free_port()
+    base_url = f"http://{host}:{port}"
+    app = create_app(settings, ServiceOptions(base_url=base_url, bot_delay=bot_delay))
+    click.echo(f"muggins is starting at {base_url}  (API: {base_url}/schema)")
+    uvicorn.run(app, host=host, port=port, log_level=settings.log_level, lifespan="on",
+                ws_max_size=64 * 1024, timeout_graceful_shutdown=10)
 
 
 @main.command("up")

@@ -40,7 +40,8 @@ class SeatClient:
         self.messages.append(message)
         kind = message["type"]
         if kind in ("welcome", "view"):
-            self.view = message.get("view")
+            if message.get("view") is not None or kind == "view":
+                self.view = message.get("view")
             self.version = message["version"]
             self.game = message["game"]
         elif kind == "event":
@@ -81,7 +82,7 @@ class SeatClient:
         while time.monotonic() < deadline:
             if self.view and self.view["phase"] == "game-over":
                 return
-            if self.my_turn() and self.messages[-1]["type"] == "view" and (
+            if self.my_turn() and self.messages[-1]["type"] in ("view", "welcome") and (
                 self.played_at < self.version
             ):
                 self.played_at = self.version

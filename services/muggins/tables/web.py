@@ -19,6 +19,7 @@ from litestar import Litestar, Request, Response, get, post, websocket
 from litestar.connection import WebSocket
 from litestar.exceptions import HTTPException, WebSocketDisconnect
 from litestar.openapi import OpenAPIConfig
+from litestar.params import FromPath, JSONBody
 from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_403_FORBIDDEN,
@@ -97,7 +98,9 @@ def _http_error(error: Exception) -> HTTPException:
 
 
 @post("/tables", summary="Create a table", description="A table from a preset, with bots.")
-async def create_table(request: Request, data: CreateTable) -> TableInfo:  # type: ignore[type-arg]
+async def create_table(
+    request: Request, data: JSONBody[CreateTable]  # type: ignore[type-arg]
+) -> TableInfo:
     try:
         return await _runtime(request).service.create_table(data)
     except (BadRequest, IllegalMove) as error:
@@ -105,7 +108,9 @@ async def create_table(request: Request, data: CreateTable) -> TableInfo:  # typ
 
 
 @get("/tables/{table_id:str}", summary="A table: its rules in words and its seats")
-async def get_table(request: Request, table_id: str) -> TableInfo:  # type: ignore[type-arg]
+async def get_table(
+    request: Request, table_id: FromPath[str]  # type: ignore[type-arg]
+) -> TableInfo:
     try:
         return await _runtime(request).service.info(table_id)
     except TableNotFound as error:
@@ -114,7 +119,10 @@ async def get_table(request: Request, table_id: str) -> TableInfo:  # type: igno
 
 @post("/tables/{table_id:str}/seats/{seat:int}", summary="Take a free seat")
 async def take_seat(
-    request: Request, table_id: str, seat: int, data: TakeSeat  # type: ignore[type-arg]
+    request: Request,  # type: ignore[type-arg]
+    table_id: FromPath[str],
+    seat: FromPath[int],
+    data: JSONBody[TakeSeat],
 ) -> SeatGranted:
     try:
         return await _runtime(request).service.take_seat(table_id, seat, data)
@@ -239,18 +247,26 @@ class PlaySession:
                 await nc.subscribe(subject(stream, audience), cb=self.on_event)
             )
         version, state = await self.service.state(self.table_id, game)
-        view = game_view(state, self.seat, record.names, record.bots)
-        self.viewed_version = version
-        await self.send(Welcome(self.table_id, self.seat, game, version, view,
+        if since is None or since >= version:
+            # A fresh start: the view now, then live events after it.
+            view = game_view(state, self.seat, record.names, record.bots)
+            self.viewed_version = version
+            await self.send(Welcome(self.table_id, self.seat, game, version, view,
+                                    record.turn_clock_seconds))
+            self.sent_version = version
+            return
+        # A reconnect: everything after ``since`` in order, as this seat may see
+        # it, then the view; live events continue after that.
+        await self.send(Welcome(self.table_id, self.seat, game, since, None,
                                 record.turn_clock_seconds))
-        start = since if since is not None and since <= version else version
-        for recorded in await self.service.store.read_stream(stream, start):
+        for recorded in await self.service.store.read_stream(stream, since):
             if recorded.stream_version > version:
                 break
             event = visible_to(recorded.event(), self.seat)
             await self.send(EventMessage(game, recorded.stream_version,
                                          msgspec.Raw(event_encoder.encode(event))))
         self.sent_version = version
+        await self.push_view()
 
     async def on_control(self, message: Msg) -> None:
         await self.inbox.put(("control", message.data, ""))
@@ -354,7 +370,7 @@ class PlaySession:
 
 
 @websocket("/tables/{table_id:str}/play")
-async def play_socket(socket: WebSocket, table_id: str) -> None:  # type: ignore[type-arg]
+async def play_socket(socket: WebSocket, table_id: FromPath[str]) -> None:  # type: ignore[type-arg]
     await socket.accept()
     runtime = _runtime(socket)
     session = PlaySession(socket, runtime, table_id)
@@ -396,8 +412,13 @@ def create_app(
                         await session.socket.close(1001, "the server is shutting down")
                 await service.close()
 
+    def too_deep(request: Request, error: RecursionError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+        return Response({"status_code": 400, "detail": "the request body is nested too deeply"},
+                        status_code=HTTP_400_BAD_REQUEST)
+
     return Litestar(
         route_handlers=[create_table, get_table, take_seat, healthz, readyz, play_socket],
+        exception_handlers={RecursionError: too_deep},
         lifespan=[lifespan],
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(title="muggins", version="0.1.0", path="/schema"),
