@@ -1,0 +1,220 @@
+"""Load: N tables of bots playing whole games at once through the real
+WebSocket path, against the service running as one process.
+
+Every seat is a client here (not a server-side bot): it connects over a
+WebSocket, waits about a second when its turn comes (as people do) and plays.
+Reported per N: moves per second, command-to-broadcast latency (from sending
+a play to receiving that play's event back; p50, p99), errors, lost moves
+(plays never confirmed, or a gap in the versions a client received) and a
+verification of every stored game with the replay tool.  The bar: 500 tables
+with p99 under 100 ms and no errors or lost moves.  Loops are bounded in time
+and count, and only loopback is used.
+
+    python3 deploy/dev.py bench service             # N = 100, 250, 500
+    MUGGINS_BENCH_TABLES=500,750 python3 deploy/dev.py bench service
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import msgspec
+import websockets
+
+from muggins.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from muggins.eventstore.store import EventStore, create_pool
+from muggins.replay.record import StoredEvent
+from muggins.replay.verify import verify_game
+
+SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
+THINK = (0.8, 1.2)  # seconds a seat waits before it plays
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    moves: int = 0
+    errors: list[str] = field(default_factory=list)
+    gaps: int = 0
+    unconfirmed: int = 0
+    disconnects: int = 0
+
+
+async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: Stats,
+                      until: float, rng: random.Random) -> None:
+    decode = msgspec.json.decode
+    try:
+        async with websockets.connect(f"{ws_url}/tables/{table_id}/play",
+                                      max_size=2**20, ping_interval=None) as ws:
+            await ws.send(msgspec.json.encode({"type": "hello", "token": token}).decode())
+            version = 0
+            game = 0
+            sent_at: float | None = None
+            planned = -1
+            play_task: asyncio.Task[None] | None = None
+
+            async def play_later(view: dict, at_version: int) -> None:  # type: ignore[type-arg]
+                nonlocal sent_at
+                await asyncio.sleep(rng.uniform(*THINK))
+                choice = view["legal"][0]
+                sent_at = time.perf_counter()
+                await ws.send(msgspec.json.encode({
+                    "type": "play", "tile": choice["tile"], "end": choice["end"],
+                    "known_version": at_version}).decode())
+
+            while time.monotonic() < until:
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), max(0.1, until - time.monotonic()))
+                except TimeoutError:
+                    break
+                message = decode(raw)
+                kind = message["type"]
+                if kind == "event":
+                    if message["version"] != version + 1:
+                        stats.gaps += 1
+                    version = message["version"]
+                    event = message["event"]
+                    if event["type"] == "TilePlayed" and event["seat"] == seat and sent_at:
+                        stats.latencies.append((time.perf_counter() - sent_at) * 1000)
+                        stats.moves += 1
+                        sent_at = None
+                elif kind in ("welcome", "view"):
+                    version = message["version"]
+                    game = message["game"]
+                    view = message.get("view")
+                    if view is None:
+                        continue
+                    if view["phase"] == "game-over" and seat == 0 and planned != -2:
+                        planned = -2
+                        await ws.send('{"type":"rematch"}')
+                    if (view["phase"] == "playing" and view["turn"] == seat and view["legal"]
+                            and planned != version and sent_at is None):
+                        planned = version
+                        play_task = asyncio.create_task(play_later(view, version))
+                elif kind == "game":
+                    game = message["game"]
+                    version = 0
+                    planned = -1
+                elif kind == "error":
+                    stats.errors.append(message["code"])
+            if sent_at is not None and time.perf_counter() - sent_at > 5:
+                stats.unconfirmed += 1
+            if play_task is not None:
+                play_task.cancel()
+            del game
+    except (OSError, websockets.ConnectionClosed) as error:
+        stats.disconnects += 1
+        stats.errors.append(f"disconnected: {error}")
+
+
+async def run_load(base_url: str, tables: int) -> tuple[Stats, list[str], float]:
+    stats = Stats()
+    ids: list[str] = []
+    seats: list[tuple[str, str, int]] = []
+    async with httpx.AsyncClient(base_url=base_url, timeout=30,
+                                 limits=httpx.Limits(max_connections=50)) as http:
+        async def one_table() -> None:
+            table = (await http.post("/tables", json={"seats": 2})).json()
+            ids.append(table["table_id"])
+            for seat in (0, 1):
+                granted = (await http.post(f"/tables/{table['table_id']}/seats/{seat}",
+                                           json={"name": f"load{seat}"})).json()
+                seats.append((table["table_id"], granted["token"], seat))
+
+        for first in range(0, tables, 50):
+            await asyncio.gather(*(one_table() for _ in range(first, min(first + 50, tables))))
+    ws_url = base_url.replace("http", "ws", 1)
+    until = time.monotonic() + SECONDS
+    rng = random.Random(2026)
+    started = time.perf_counter()
+    await asyncio.gather(*(
+        seat_player(ws_url, table_id, token, seat, stats, until, random.Random(rng.random()))
+        for table_id, token, seat in seats
+    ))
+    return stats, ids, time.perf_counter() - started
+
+
+async def verify_tables(database_url: str, ids: list[str]) -> int:
+    pool = await create_pool(database_url)
+    store = EventStore(pool)
+    bad = 0
+    try:
+        for table_id in ids:
+            game = 1
+            while recorded := await store.read_stream(f"{table_id}-g{game}"):
+                verdict = verify_game([StoredEvent(r.stream_version, r.event()) for r in recorded])
+                bad += not verdict.ok
+                game += 1
+    finally:
+        await pool.close()
+    return bad
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
+
+
+async def main() -> int:
+    sizes = [int(n) for n in os.environ.get("MUGGINS_BENCH_TABLES", "100,250,500").split(",")]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="muggins-bench-") as folder:
+        postgres = EmbeddedPostgres(Path(folder))
+        nats = EmbeddedNats(Path(folder))
+        database_url, nats_url = postgres.start(), nats.start()
+        port = free_port()
+        base_url = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
+               "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "muggins.cli", "serve", "--port", str(port)],
+            env=env, stdout=subprocess.DEVNULL, stderr=open(Path(folder) / "serve.log", "w"),
+        )
+        try:
+            async with httpx.AsyncClient(base_url=base_url) as http:
+                for _ in range(300):
+                    try:
+                        if (await http.get("/readyz")).status_code == 200:
+                            break
+                    except httpx.HTTPError:
+                        pass
+                    await asyncio.sleep(0.1)
+            for tables in sizes:
+                stats, ids, elapsed = await run_load(base_url, tables)
+                bad_games = await verify_tables(database_url, ids)
+                results.append((tables, stats, elapsed, bad_games))
+                p50, p99 = percentile(stats.latencies, 0.5), percentile(stats.latencies, 0.99)
+                print(f"{tables:>4} tables: {stats.moves / elapsed:7.1f} moves/s, "
+                      f"command->broadcast p50 {p50:6.1f} ms, p99 {p99:6.1f} ms, "
+                      f"errors {len(stats.errors)}, gaps {stats.gaps}, "
+                      f"unconfirmed {stats.unconfirmed}, games failing verification {bad_games}",
+                      flush=True)
+                if stats.errors:
+                    print("   errors:", statistics.multimode(stats.errors)[:3])
+        finally:
+            server.terminate()
+            server.wait(30)
+            nats.stop()
+            postgres.stop()
+    sustained = [t for t, s, _, bad in results
+                 if percentile(s.latencies, 0.99) < 100 and not s.errors and not s.gaps
+                 and not s.unconfirmed and not bad]
+    print(f"largest N sustained (p99 < 100 ms, no errors, nothing lost): "
+          f"{max(sustained) if sustained else 'none'}")
+    met = 500 in sustained
+    print("bar met" if met else "BAR MISSED (500 tables)")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
