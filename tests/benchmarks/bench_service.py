@@ -176,10 +176,11 @@ async def main() -> int:
         base_url = f"http://127.0.0.1:{port}"
         env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
                "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
-        server = subprocess.Popen(
-            [sys.executable, "-m", "muggins.cli", "serve", "--port", str(port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=open(Path(folder) / "serve.log", "w"),
-        )
+        with open(Path(folder) / "serve.log", "w") as server_log:
+            server = subprocess.Popen(
+                [sys.executable, "-m", "muggins.cli", "serve", "--port", str(port)],
+                env=env, stdout=subprocess.DEVNULL, stderr=server_log,
+            )
         try:
             async with httpx.AsyncClient(base_url=base_url) as http:
                 for _ in range(300):

@@ -48,6 +48,7 @@ from muggins.tables.protocol import (
 )
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
+TABLE_CACHE_SECONDS = 1.0
 log = structlog.get_logger(__name__)
 
 
@@ -140,6 +141,7 @@ class TableService:
         #: Tells every process's connections that a table started a new game.
         self.announce = announce
         self._states: dict[str, tuple[int, GameState]] = {}
+        self._tables: dict[str, tuple[float, TableRecord]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         #: (table, game) -> (version, monotonic time) when the current turn began.
@@ -177,7 +179,12 @@ class TableService:
             await self._start_next_game(table_id, 0)
         return await self.info(table_id)
 
-    async def table(self, table_id: str) -> TableRecord:
+    async def table(self, table_id: str, *, fresh: bool = False) -> TableRecord:
+        """Who sits where.  Cached for a second (seats change rarely; what
+        this process changes it forgets at once), unless ``fresh``."""
+        cached = self._tables.get(table_id)
+        if cached is not None and not fresh and time.monotonic() - cached[0] < TABLE_CACHE_SECONDS:
+            return cached[1]
         row = await self.pool.fetchrow(QUERIES["get_table"], table_id)
         if row is None:
             raise TableNotFound(f"there is no table {table_id!r}")
@@ -186,9 +193,14 @@ class TableService:
                  str(r["player_id"]) if r["player_id"] else None, r["bot_playing"])
             for r in await self.pool.fetch(QUERIES["get_seats"], table_id)
         ]
-        return TableRecord(
+        record = TableRecord(
             table_id, msgspec.json.decode(row[1], type=Ruleset), row[2], row[3], seats
         )
+        self._tables[table_id] = (time.monotonic(), record)
+        return record
+
+    def forget_table(self, table_id: str) -> None:
+        self._tables.pop(table_id, None)
 
     def links(self, table_id: str) -> tuple[str, str]:
         base = self.options.base_url.rstrip("/")
@@ -232,6 +244,7 @@ class TableService:
         taken = await self.pool.fetchval(
             QUERIES["take_seat"], table_id, seat, name, uuid.UUID(player_id), token_hash(token)
         )
+        self.forget_table(table_id)
         if taken is None:
             raise SeatUnavailable(f"seat {seat} is taken")
         log.info("seat taken", table=table_id, seat=seat)
@@ -268,7 +281,7 @@ class TableService:
         return int(seat)
 
     async def rematch(self, table_id: str) -> int:
-        record = await self.table(table_id)
+        record = await self.table(table_id, fresh=True)
         _, state = await self.state(table_id, record.game)
         if state.phase != "game-over":
             raise IllegalMove("the game is not over yet")
@@ -276,6 +289,7 @@ class TableService:
 
     async def _start_next_game(self, table_id: str, current: int) -> int:
         game = await self.pool.fetchval(QUERIES["start_game"], table_id, current)
+        self.forget_table(table_id)
         if game is None:  # another request or process started it
             return (await self.table(table_id)).game
         record = await self.table(table_id)
@@ -290,10 +304,15 @@ class TableService:
 
     # ------------------------------------------------------------ state
 
-    async def state(self, table_id: str, game: int) -> tuple[int, GameState]:
-        """The game's version and state, brought up to the store's latest."""
+    async def state(
+        self, table_id: str, game: int, at_least: int | None = None
+    ) -> tuple[int, GameState]:
+        """The game's version and state, brought up to the store's latest (or
+        taken from the cache when it is already at ``at_least`` or later)."""
         stream = game_stream(table_id, game)
         cached = self._states.get(stream)
+        if cached is not None and at_least is not None and cached[0] >= at_least:
+            return cached
         after = cached[0] if cached else 0
         recorded = await self.store.read_stream(stream, after)
         if cached and not recorded:
@@ -305,6 +324,10 @@ class TableService:
         version = recorded[-1].stream_version if recorded else after
         self._states[stream] = (version, state)
         return version, state
+
+    def cached_version(self, table_id: str, game: int) -> int | None:
+        cached = self._states.get(game_stream(table_id, game))
+        return cached[0] if cached else None
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         return self._locks.setdefault(table_id, asyncio.Lock())
@@ -330,14 +353,24 @@ class TableService:
         correlation_id = correlation_id or str(uuid.uuid4())
         with log_context(table=table_id, correlation_id=correlation_id):
             async with self._lock(table_id):
-                for _ in range(5):
-                    record = await self.table(table_id)
+                for attempt in range(5):
+                    # The cache first: the append's expected version is the
+                    # store's check, and a conflict sends us back to the store.
+                    record = await self.table(table_id, fresh=attempt > 0)
+                    if expected_game is not None and record.game != expected_game:
+                        record = await self.table(table_id, fresh=True)
                     if expected_game is not None and record.game != expected_game:
                         raise StaleView(f"game {expected_game} is over; the table plays game "
                                         f"{record.game} now")
                     if record.game == 0:
                         raise IllegalMove("the game starts when every seat is taken")
-                    version, state = await self.state(table_id, record.game)
+                    cached = self.cached_version(table_id, record.game)
+                    trust_cache = attempt == 0 and cached is not None and (
+                        known_version is None or known_version <= cached
+                    )
+                    version, state = await self.state(
+                        table_id, record.game, at_least=cached if trust_cache else None
+                    )
                     if known_version is not None and known_version != version:
                         raise StaleView(
                             f"your view is at version {known_version}, the table at {version}: "
@@ -349,9 +382,7 @@ class TableService:
                         await self.store.append(stream, version, events, actor=actor,
                                                 correlation_id=correlation_id)
                     except ConcurrencyError:
-                        if known_version is not None:
-                            raise StaleView("another move was made first: catch up") from None
-                        self._states.pop(stream, None)
+                        # Another process moved first: the next attempt reads the store.
                         continue
                     new_version = version + len(events)
                     self._states[stream] = (new_version, new_state)
@@ -419,7 +450,7 @@ class TableService:
     async def _bot_move(self, table_id: str, game: int, version: int, seat: int,
                         delay: float) -> None:
         await asyncio.sleep(delay)
-        record = await self.table(table_id)
+        record = await self.table(table_id, fresh=True)
         if record.game != game or not record.seats[seat].is_bot:
             return
         current, state = await self.state(table_id, game)
@@ -443,6 +474,8 @@ class TableService:
     async def _turn_clock(self, table_id: str, game: int, version: int, seat: int,
                           seconds: int) -> None:
         await asyncio.sleep(seconds)
+        if (self.cached_version(table_id, game) or 0) > version:
+            return  # moved on (as this process knows without asking the store)
         current, _ = await self.state(table_id, game)
         if current != version:
             return
@@ -452,6 +485,7 @@ class TableService:
     async def take_over(self, table_id: str, seat: int, why: str) -> None:
         """A bot plays the seat until its player comes back."""
         await self.pool.execute(QUERIES["set_bot_playing"], table_id, seat, True)
+        self.forget_table(table_id)
         record = await self.table(table_id)
         if not record.game:
             return
@@ -462,6 +496,7 @@ class TableService:
 
     async def reclaim(self, table_id: str, seat: int) -> None:
         await self.pool.execute(QUERIES["set_bot_playing"], table_id, seat, False)
+        self.forget_table(table_id)
 
     # ------------------------------------------------------------ connections
 

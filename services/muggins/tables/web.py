@@ -204,7 +204,7 @@ class PlaySession:
             await self.fail("bad-token", str(error), 1008)
             return
         with log_context(table=self.table_id, seat=self.seat):
-            record = await self.service.table(self.table_id)
+            record = await self.service.table(self.table_id, fresh=True)
             if record.seats[self.seat].bot_playing and record.seats[self.seat].bot_level is None:
                 await self.service.reclaim(self.table_id, self.seat)
             self.service.connected(self.table_id, self.seat)
@@ -300,7 +300,8 @@ class PlaySession:
 
     async def push_view(self) -> None:
         record = await self.service.table(self.table_id)
-        version, state = await self.service.state(self.table_id, self.game)
+        version, state = await self.service.state(self.table_id, self.game,
+                                                  at_least=self.sent_version)
         if version != self.sent_version or version == self.viewed_version:
             return  # more events are on their way (the view follows them), or sent already
         self.viewed_version = version
