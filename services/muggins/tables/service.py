@@ -48,7 +48,9 @@ from muggins.tables.protocol import (
 )
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
-TABLE_CACHE_SECONDS = 1.0
+TABLE_CACHE_SECONDS = 5.0
+#: How often the turn clocks are looked at.
+CLOCK_TICK = 0.25
 log = structlog.get_logger(__name__)
 
 
@@ -110,6 +112,16 @@ class TableRecord:
         return [s.is_bot for s in self.seats]
 
 
+@dataclass(frozen=True)
+class TurnClock:
+    """The seat on turn must move by ``deadline`` or a bot plays for it."""
+
+    game: int
+    version: int
+    seat: int
+    deadline: float
+
+
 @dataclass
 class ServiceOptions:
     #: Where people reach the service, for share links.
@@ -147,6 +159,8 @@ class TableService:
         #: (table, game) -> (version, monotonic time) when the current turn began.
         self._turn_started: dict[str, tuple[int, float]] = {}
         self._connections: dict[tuple[str, int], int] = {}
+        self._clocks: dict[str, TurnClock] = {}
+        self._clock_task: asyncio.Task[None] | None = None
         self._closing = False
 
     # ------------------------------------------------------------ tables
@@ -180,10 +194,10 @@ class TableService:
         return await self.info(table_id)
 
     async def table(self, table_id: str, *, fresh: bool = False) -> TableRecord:
-        """Who sits where.  Cached for a second (seats change rarely; what
+        """Who sits where.  Cached for a few seconds (seats change rarely; what
         this process changes it forgets at once), unless ``fresh``."""
         cached = self._tables.get(table_id)
-        if cached is not None and not fresh and time.monotonic() - cached[0] < TABLE_CACHE_SECONDS:
+        if cached is not None and not fresh and time.monotonic() < cached[0]:
             return cached[1]
         row = await self.pool.fetchrow(QUERIES["get_table"], table_id)
         if row is None:
@@ -196,7 +210,10 @@ class TableService:
         record = TableRecord(
             table_id, msgspec.json.decode(row[1], type=Ruleset), row[2], row[3], seats
         )
-        self._tables[table_id] = (time.monotonic(), record)
+        # Expiry spread over a few seconds, so that tables created together do
+        # not all go back to the database in the same instant.
+        expires = time.monotonic() + TABLE_CACHE_SECONDS * (0.75 + 0.5 * random.random())
+        self._tables[table_id] = (expires, record)
         return record
 
     def forget_table(self, table_id: str) -> None:
@@ -429,8 +446,13 @@ class TableService:
             self._spawn(self._bot_move(table_id, record.game, version, seat,
                                        self.options.bot_delay))
         else:
-            self._spawn(self._turn_clock(table_id, record.game, version, seat,
-                                         record.turn_clock_seconds))
+            self._clocks[table_id] = TurnClock(
+                record.game, version, seat, time.monotonic() + record.turn_clock_seconds
+            )
+            if self._clock_task is None:
+                self._clock_task = asyncio.get_running_loop().create_task(
+                    self._watch_clocks(), context=contextvars.Context()
+                )
 
     def seconds_left(self, table_id: str, version: int, clock: int) -> float | None:
         started = self._turn_started.get(table_id)
@@ -471,16 +493,26 @@ class TableService:
             await self.submit(table_id, CallMuggins(seat=seat), actor=f"bot:{seat}",
                               expected_game=game)
 
-    async def _turn_clock(self, table_id: str, game: int, version: int, seat: int,
-                          seconds: int) -> None:
-        await asyncio.sleep(seconds)
-        if (self.cached_version(table_id, game) or 0) > version:
+    async def _watch_clocks(self) -> None:
+        """One task watches every table's turn clock (not one sleeping task a
+        move: thousands of those would weigh on the whole process)."""
+        while not self._closing:
+            await asyncio.sleep(CLOCK_TICK)
+            now = time.monotonic()
+            for table_id, clock in list(self._clocks.items()):
+                if clock.deadline > now:
+                    continue
+                del self._clocks[table_id]
+                self._spawn(self._clock_ran_out(table_id, clock))
+
+    async def _clock_ran_out(self, table_id: str, clock: TurnClock) -> None:
+        if (self.cached_version(table_id, clock.game) or 0) > clock.version:
             return  # moved on (as this process knows without asking the store)
-        current, _ = await self.state(table_id, game)
-        if current != version:
+        current, _ = await self.state(table_id, clock.game)
+        if current != clock.version:
             return
-        log.info("turn clock ran out: a bot takes the seat", table=table_id, seat=seat)
-        await self.take_over(table_id, seat, "turn clock")
+        log.info("turn clock ran out: a bot takes the seat", table=table_id, seat=clock.seat)
+        await self.take_over(table_id, clock.seat, "turn clock")
 
     async def take_over(self, table_id: str, seat: int, why: str) -> None:
         """A bot plays the seat until its player comes back."""
@@ -517,6 +549,10 @@ class TableService:
 
     async def close(self) -> None:
         self._closing = True
+        if self._clock_task is not None:
+            self._clock_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._clock_task
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):

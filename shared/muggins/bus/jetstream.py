@@ -54,7 +54,7 @@ STREAM_CONFIG = StreamConfig(
 )
 
 
-class BusMessage(msgspec.Struct, frozen=True):
+class BusMessage(msgspec.Struct, frozen=True, gc=False):
     """What a bus message carries: the event and where it stands in the store."""
 
     position: int

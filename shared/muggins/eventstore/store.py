@@ -43,7 +43,7 @@ class StoreUnavailable(Exception):
     """PostgreSQL cannot be reached; the message says where and why."""
 
 
-class RecordedEvent(msgspec.Struct, frozen=True):
+class RecordedEvent(msgspec.Struct, frozen=True, gc=False):
     """An event as stored: where it stands and who caused it."""
 
     position: int
@@ -94,11 +94,22 @@ def _record(row: asyncpg.Record) -> RecordedEvent:
     )
 
 
+async def _keep_session(connection: asyncpg.Connection) -> None:
+    """Nothing to reset when a connection goes back to the pool: no code here
+    leaves session state behind (the relay holds its connection for good), and
+    asyncpg's default reset costs a query on every release."""
+
+
 async def create_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
     """A connection pool, or StoreUnavailable naming the server and the reason."""
     try:
         pool = await asyncpg.create_pool(
-            url, min_size=min_size, max_size=max_size, command_timeout=30, timeout=10
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            command_timeout=30,
+            timeout=10,
+            reset=_keep_session,
         )
     except (OSError, asyncpg.PostgresError, TimeoutError) as error:
         safe = url.split("@")[-1]

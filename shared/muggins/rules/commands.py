@@ -9,7 +9,7 @@ import msgspec
 from muggins.rules.tiles import Tile
 
 
-class Command(msgspec.Struct, frozen=True, kw_only=True, tag=True, tag_field="type"):
+class Command(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag=True, tag_field="type"):
     """Base of every command; the tag is the class name."""
 
 

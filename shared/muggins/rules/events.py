@@ -31,7 +31,7 @@ ScoreReason = Literal["count", "domino", "blocked", "muggins"]
 HandOutcome = Literal["domino", "blocked", "target-reached"]
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, tag_field="type"):
+class Event(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag=True, tag_field="type"):
     """Base of every event; the tag is the class name."""
 
 

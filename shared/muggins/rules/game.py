@@ -50,14 +50,17 @@ from muggins.rules.tiles import Tile, pips, tile_set
 Phase = Literal["between-hands", "playing", "game-over"]
 
 
-class PendingCount(msgspec.Struct, frozen=True):
+# State, events and commands are immutable trees (no reference cycles), so
+# they stay out of the cyclic garbage collector (gc=False): a server holding
+# hundreds of games would otherwise pause for full collections.
+class PendingCount(msgspec.Struct, frozen=True, gc=False):
     """A count its player did not claim (muggins rule): open to a call until the next play."""
 
     seat: int
     points: int
 
 
-class HandState(msgspec.Struct, frozen=True, kw_only=True):
+class HandState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     number: int
     leader: int
     must_lead: Tile | None
@@ -73,7 +76,7 @@ class HandState(msgspec.Struct, frozen=True, kw_only=True):
     pending: PendingCount | None = None
 
 
-class GameState(msgspec.Struct, frozen=True, kw_only=True):
+class GameState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     ruleset: Ruleset
     #: Points per side (a seat, or a partnership).
     scores: tuple[int, ...]

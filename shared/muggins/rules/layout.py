@@ -38,7 +38,7 @@ def end_name(end: int) -> str:
     return _END_NAMES[end] if end < len(_END_NAMES) else f"arm {end}"
 
 
-class Spinner(msgspec.Struct, frozen=True, array_like=True):
+class Spinner(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """A double that opens four ways: where it lies and the two arms it starts."""
 
     tile: Tile
@@ -50,7 +50,7 @@ class Spinner(msgspec.Struct, frozen=True, array_like=True):
     short_arms: tuple[int, int]
 
 
-class Layout(msgspec.Struct, frozen=True):
+class Layout(msgspec.Struct, frozen=True, gc=False):
     """The table's tiles.  Immutable: ``place`` returns a new layout."""
 
     lead: Tile | None = None

@@ -23,7 +23,9 @@ Drawing = Literal["draw", "none"]
 SET_SIZES = (6, 9, 12, 15)
 
 
-class Ruleset(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class Ruleset(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, gc=False
+):
     """Everything that decides how a game plays.  Validated on construction.
 
     Each field is one orthogonal knob; ``muggins.rules.presets`` names the
