@@ -172,6 +172,18 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
 
 
+async def wait_ready(base_url: str) -> None:
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        for _ in range(300):
+            try:
+                if (await http.get("/readyz")).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(0.1)
+    raise RuntimeError("the service did not become ready")
+
+
 async def main() -> int:
     sizes = [int(n) for n in os.environ.get("MUGGINS_BENCH_TABLES", "100,250,500").split(",")]
     results = []
@@ -179,26 +191,25 @@ async def main() -> int:
         postgres = EmbeddedPostgres(Path(folder))
         nats = EmbeddedNats(Path(folder))
         database_url, nats_url = postgres.start(), nats.start()
-        port = free_port()
-        base_url = f"http://127.0.0.1:{port}"
         env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
                "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
-        with open(Path(folder) / "serve.log", "w") as server_log:
-            server = subprocess.Popen(
-                [sys.executable, "-m", "muggins.cli", "serve", "--port", str(port)],
-                env=env, stdout=subprocess.DEVNULL, stderr=server_log,
-            )
         try:
-            async with httpx.AsyncClient(base_url=base_url) as http:
-                for _ in range(300):
-                    try:
-                        if (await http.get("/readyz")).status_code == 200:
-                            break
-                    except httpx.HTTPError:
-                        pass
-                    await asyncio.sleep(0.1)
             for tables in sizes:
-                stats, ids, elapsed = await run_load(base_url, tables)
+                # A fresh service process for each N: one run's games do not
+                # weigh on the next.
+                port = free_port()
+                base_url = f"http://127.0.0.1:{port}"
+                with open(Path(folder) / f"serve-{tables}.log", "w") as server_log:
+                    server = subprocess.Popen(
+                        [sys.executable, "-m", "muggins.cli", "serve", "--port", str(port)],
+                        env=env, stdout=subprocess.DEVNULL, stderr=server_log,
+                    )
+                try:
+                    await wait_ready(base_url)
+                    stats, ids, elapsed = await run_load(base_url, tables)
+                finally:
+                    server.terminate()
+                    server.wait(30)
                 bad_games = await verify_tables(database_url, ids)
                 results.append((tables, stats, elapsed, bad_games))
                 p50, p99 = percentile(stats.latencies, 0.5), percentile(stats.latencies, 0.99)
@@ -210,8 +221,6 @@ async def main() -> int:
                 if stats.errors:
                     print("   errors:", statistics.multimode(stats.errors)[:3])
         finally:
-            server.terminate()
-            server.wait(30)
             nats.stop()
             postgres.stop()
     sustained = [t for t, s, _, bad in results

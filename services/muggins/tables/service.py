@@ -49,6 +49,9 @@ from muggins.tables.protocol import (
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 TABLE_CACHE_SECONDS = 5.0
+#: Games (and tables) whose state a process keeps at hand; older ones are
+#: rebuilt from the store when needed again.
+MAX_CACHED_GAMES = 5000
 #: How often the turn clocks are looked at.
 CLOCK_TICK = 0.25
 log = structlog.get_logger(__name__)
@@ -213,7 +216,10 @@ class TableService:
         # Expiry spread over a few seconds, so that tables created together do
         # not all go back to the database in the same instant.
         expires = time.monotonic() + TABLE_CACHE_SECONDS * (0.75 + 0.5 * random.random())
+        self._tables.pop(table_id, None)
         self._tables[table_id] = (expires, record)
+        while len(self._tables) > MAX_CACHED_GAMES:
+            del self._tables[next(iter(self._tables))]
         return record
 
     def forget_table(self, table_id: str) -> None:
@@ -339,8 +345,15 @@ class TableService:
         state = cached[1] if cached else None
         state = fold((r.event() for r in recorded), state)
         version = recorded[-1].stream_version if recorded else after
-        self._states[stream] = (version, state)
+        self._remember(stream, version, state)
         return version, state
+
+    def _remember(self, stream: str, version: int, state: GameState) -> None:
+        """Cache a game's state; the least recently changed go first past the bound."""
+        self._states.pop(stream, None)
+        self._states[stream] = (version, state)
+        while len(self._states) > MAX_CACHED_GAMES:
+            del self._states[next(iter(self._states))]
 
     def cached_version(self, table_id: str, game: int) -> int | None:
         cached = self._states.get(game_stream(table_id, game))
@@ -402,7 +415,7 @@ class TableService:
                         # Another process moved first: the next attempt reads the store.
                         continue
                     new_version = version + len(events)
-                    self._states[stream] = (new_version, new_state)
+                    self._remember(stream, new_version, new_state)
                     log.info("command applied", actor=actor, command=type(command).__name__,
                              version=new_version)
                     self._after_change(table_id, record, new_version, new_state)
