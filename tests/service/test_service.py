@@ -311,3 +311,76 @@ async def test_rematch_starts_a_new_game_with_the_same_seats(service: Running) -
     info = (await service.http.get(f"/tables/{table['table_id']}")).json()
     assert info["game"] == 2 and info["seats"][0]["name"] == "Ana"
     await player.close()
+
+
+async def watch(service: Running, table_id: str, since: int | None = None) -> SeatClient:
+    query = f"?since={since}" if since is not None else ""
+    ws = await websockets.connect(f"{service.ws_url}/tables/{table_id}/watch{query}")
+    spectator = SeatClient(ws, -1)
+    welcome = await spectator.receive()
+    assert welcome["type"] == "welcome" and welcome["seat"] is None
+    return spectator
+
+
+async def test_a_spectator_sees_the_game_but_no_hidden_tile_or_seed(service: Running) -> None:
+    table = await create(service, bots=[{"seat": 1}])
+    granted = await sit(service, table["table_id"], 0, "Ana")
+    spectator = await watch(service, table["table_id"])
+    player = await SeatClient.connect(service.ws_url, table["table_id"], granted["token"])
+
+    async def follow_to_the_end() -> None:
+        while not (spectator.view and spectator.view["phase"] == "game-over"):
+            await spectator.receive(30)
+
+    await asyncio.gather(player.play_until_game_over(), follow_to_the_end())
+    assert spectator.view is not None and spectator.view["tiles"] is None
+    hand_over = False
+    for message in spectator.messages:
+        if message["type"] != "event":
+            continue
+        event = message["event"]
+        if event["type"] == "HandStarted":
+            hand_over = False
+        if event["type"] == "HandEnded":
+            hand_over = True
+        if event["type"] in ("TilesDealt", "TileDrawn", "BoneyardStacked", "SeedSealed"):
+            assert (event.get("tiles") or event.get("tile") or event.get("seed")) is None, event
+        if not hand_over:
+            assert "seed" not in event or event["type"] in ("SeedSealed",) and not event["seed"]
+    await spectator.send({"type": "play", "tile": [1, 2], "known_version": 0})
+    error = await spectator.until(lambda m: m["type"] == "error")
+    assert error["code"] == "spectator"
+    await spectator.close()
+    await player.close()
+
+
+async def test_commands_beyond_the_rate_limit_are_refused(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    options = dataclasses.replace(FAST, commands_per_second=1, command_burst=3)
+    async with serve(database_url, nats_server.url, options) as service:
+        _, player = await human_vs_bot(service)
+        for _ in range(6):
+            await player.send({"type": "muggins", "known_version": player.version})
+        codes = []
+        while len(codes) < 6:
+            message = await player.receive()
+            if message["type"] == "error":
+                codes.append(message["code"])
+        assert codes[:3].count("rate-limited") == 0  # the burst is allowed ...
+        assert codes.count("rate-limited") >= 2  # ... then it is refused
+        await player.close()
+
+
+async def test_shutdown_closes_sockets_with_a_reason(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    async with serve(database_url, nats_server.url) as service:
+        _, player = await human_vs_bot(service)
+        ws = player.ws
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        for _ in range(1000):
+            await asyncio.wait_for(ws.recv(), 10)
+    # 1001 (going away) from the service, or 1012 (service restart) from uvicorn,
+    # which closes sockets first when it stops: either way the client knows why.
+    assert closed.value.rcvd is not None and closed.value.rcvd.code in (1001, 1012)

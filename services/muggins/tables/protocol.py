@@ -115,7 +115,8 @@ client_message_decoder = msgspec.json.Decoder(ClientMessage)
 
 class Welcome(msgspec.Struct, frozen=True, tag="welcome"):
     table_id: str
-    seat: int
+    #: None for a spectator.
+    seat: int | None
     game: int
     version: int
     view: GameView | None

@@ -165,7 +165,8 @@ class PlaySession:
         self.runtime = runtime
         self.service = runtime.service
         self.table_id = table_id
-        self.seat = -1
+        #: The seat this socket plays, or None for a spectator.
+        self.seat: int | None = -1
         self.game = 0
         self.sent_version = 0
         self.viewed_version = -1
@@ -242,7 +243,8 @@ class PlaySession:
             return
         stream = game_stream(self.table_id, game)
         nc = self.runtime.infra.nats
-        for audience in ("public", f"seat:{self.seat}"):
+        audiences = ("public",) if self.seat is None else ("public", f"seat:{self.seat}")
+        for audience in audiences:
             self.subscriptions.append(
                 await nc.subscribe(subject(stream, audience), cb=self.on_event)
             )
@@ -262,7 +264,7 @@ class PlaySession:
         for recorded in await self.service.store.read_stream(stream, since):
             if recorded.stream_version > version:
                 break
-            event = visible_to(recorded.event(), self.seat)
+            event = visible_to(recorded.event(), "public" if self.seat is None else self.seat)
             await self.send(EventMessage(game, recorded.stream_version,
                                          msgspec.Raw(event_encoder.encode(event))))
         self.sent_version = version
@@ -341,6 +343,12 @@ class PlaySession:
             await self.handle(message)
 
     async def handle(self, message: object) -> None:
+        if self.seat is None:
+            if isinstance(message, Since):
+                await self.follow(self.game, message.version)
+            else:
+                await self.fail("spectator", "spectators watch: they cannot play")
+            return
         command: AnyCommand | None = None
         known: int | None = None
         if isinstance(message, PlayTile):
@@ -368,6 +376,40 @@ class PlaySession:
                                       known_version=known, expected_game=self.game)
         except IllegalMove as error:
             await self.send(ErrorMessage(error.code, str(error), self.sent_version))
+
+
+class WatchSession(PlaySession):
+    """A spectator's WebSocket: the public view and every public event."""
+
+    async def watch(self, since: int | None) -> None:
+        self.seat = None
+        await self.service.table(self.table_id)
+        with log_context(table=self.table_id, reader="spectator"):
+            try:
+                await self.start(since)
+                await asyncio.gather(self.receive_loop(), self.push_loop())
+            except WebSocketDisconnect:
+                pass
+            finally:
+                for subscription in self.subscriptions:
+                    with contextlib.suppress(Exception):
+                        await subscription.unsubscribe()  # type: ignore[attr-defined]
+
+
+@websocket("/tables/{table_id:str}/watch")
+async def watch_socket(
+    socket: WebSocket, table_id: FromPath[str], since: int | None = None  # type: ignore[type-arg]
+) -> None:
+    await socket.accept()
+    runtime = _runtime(socket)
+    session = WatchSession(socket, runtime, table_id)
+    runtime.sessions.add(session)
+    try:
+        await session.watch(since)
+    except TableNotFound as error:
+        await session.fail("no-such-table", str(error), 1008)
+    finally:
+        runtime.sessions.discard(session)
 
 
 @websocket("/tables/{table_id:str}/play")
@@ -418,7 +460,9 @@ def create_app(
                         status_code=HTTP_400_BAD_REQUEST)
 
     return Litestar(
-        route_handlers=[create_table, get_table, take_seat, healthz, readyz, play_socket],
+        route_handlers=[
+            create_table, get_table, take_seat, healthz, readyz, play_socket, watch_socket
+        ],
         exception_handlers={RecursionError: too_deep},
         lifespan=[lifespan],
         request_max_body_size=MAX_BODY_BYTES,
