@@ -346,7 +346,7 @@ async def test_a_spectator_sees_the_game_but_no_hidden_tile_or_seed(service: Run
         if event["type"] in ("TilesDealt", "TileDrawn", "BoneyardStacked", "SeedSealed"):
             assert (event.get("tiles") or event.get("tile") or event.get("seed")) is None, event
         if not hand_over:
-            assert "seed" not in event or event["type"] in ("SeedSealed",) and not event["seed"]
+            assert "seed" not in event or (event["type"] in ("SeedSealed",) and not event["seed"])
     await spectator.send({"type": "play", "tile": [1, 2], "known_version": 0})
     error = await spectator.until(lambda m: m["type"] == "error")
     assert error["code"] == "spectator"
@@ -362,7 +362,7 @@ async def test_commands_beyond_the_rate_limit_are_refused(
         _, player = await human_vs_bot(service)
         for _ in range(6):
             await player.send({"type": "muggins", "known_version": player.version})
-        codes = []
+        codes: list[str] = []
         while len(codes) < 6:
             message = await player.receive()
             if message["type"] == "error":
