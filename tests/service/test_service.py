@@ -12,6 +12,7 @@ import pytest
 import websockets
 
 from muggins.embedded import EmbeddedNats
+from muggins.eventstore.store import EventStore, create_pool
 from muggins.rules.tiles import tile_set
 from tests.service.client import SeatClient
 from tests.service.conftest import FAST, Running, serve
@@ -38,8 +39,18 @@ async def error_for(player: SeatClient, message: dict[str, Any]) -> dict[str, An
     return error
 
 
-async def test_illegal_commands_are_refused_and_change_nothing(service: Running) -> None:
-    _, player = await human_vs_bot(service)
+async def stream_version(database_url: str, stream: str) -> int:
+    pool = await create_pool(database_url)
+    try:
+        return await EventStore(pool).stream_version(stream)
+    finally:
+        await pool.close()
+
+
+async def test_illegal_commands_are_refused_and_change_nothing(
+    service: Running, database_url: str
+) -> None:
+    table_id, player = await human_vs_bot(service)
     await my_turn(player)
     assert player.view is not None
     legal = player.view["legal"][0]
@@ -61,6 +72,8 @@ async def test_illegal_commands_are_refused_and_change_nothing(service: Running)
     stale = {"type": "play", "tile": legal["tile"], "end": legal["end"],
              "known_version": player.version - 1}
     assert (await error_for(player, stale))["code"] == "stale-view"
+    # Nothing was written: the store is where the player's view says it is.
+    assert await stream_version(database_url, f"{table_id}-g1") == player.version
     await player.play_first_legal()
     await player.until(lambda m: m["type"] == "event")
     # Not your turn: the bot is to play (or already has; either way not seat 0's turn
