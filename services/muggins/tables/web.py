@@ -34,7 +34,7 @@ from muggins.bus.jetstream import bus_message_decoder, subject
 from muggins.logs import log_context
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.errors import IllegalMove
-from muggins.rules.events import event_encoder, visible_to
+from muggins.rules.events import Audience, event_encoder, visible_to
 from muggins.settings import Settings
 from muggins.tables.protocol import (
     CallMugginsMessage,
@@ -69,6 +69,10 @@ log = structlog.get_logger(__name__)
 
 MAX_MESSAGE_BYTES = 4096
 MAX_BODY_BYTES = 64 * 1024
+#: Seconds of silence after which a connection checks it missed nothing.
+IDLE_CHECK = 1.0
+#: ... and every this many checks it asks the store even if nothing hints at it.
+STORE_CHECK_EVERY = 5
 HELLO_TIMEOUT = 10.0
 
 
@@ -170,6 +174,7 @@ class PlaySession:
         self.game = 0
         self.sent_version = 0
         self.viewed_version = -1
+        self.idle_checks = 0
         self.pending: dict[int, bytes] = {}
         self.inbox: asyncio.Queue[tuple[str, bytes, str]] = asyncio.Queue()
         self.subscriptions: list[object] = []
@@ -211,14 +216,28 @@ class PlaySession:
             self.service.connected(self.table_id, self.seat)
             try:
                 await self.start(hello.since)
-                await asyncio.gather(self.receive_loop(), self.push_loop())
-            except WebSocketDisconnect:
-                pass
+                await self.serve_both_ways()
             finally:
                 for subscription in self.subscriptions:
                     with contextlib.suppress(Exception):
                         await subscription.unsubscribe()  # type: ignore[attr-defined]
                 self.service.disconnected(self.table_id, self.seat)
+
+    async def serve_both_ways(self) -> None:
+        """Read commands and push events until either side stops; then stop both."""
+        tasks = [asyncio.create_task(self.receive_loop()), asyncio.create_task(self.push_loop())]
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        for task in pending:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for task in done:
+            error = task.exception()
+            if error is not None and not isinstance(error, WebSocketDisconnect):
+                log.error("connection failed", error=repr(error))
+                with contextlib.suppress(Exception):
+                    await self.socket.close(1011, "internal error")
 
     async def start(self, since: int | None) -> None:
         nc = self.runtime.infra.nats
@@ -278,7 +297,11 @@ class PlaySession:
 
     async def push_loop(self) -> None:
         while True:
-            kind, data, subject_name = await self.inbox.get()
+            try:
+                kind, data, subject_name = await asyncio.wait_for(self.inbox.get(), IDLE_CHECK)
+            except TimeoutError:
+                await self.repair()
+                continue
             if kind == "control":
                 game = int(data.decode())
                 if game > self.game:
@@ -299,6 +322,36 @@ class PlaySession:
                                              msgspec.Raw(self.pending.pop(self.sent_version))))
             if self.inbox.empty() and not self.pending:
                 await self.push_view()
+
+    async def repair(self) -> None:
+        """The bus delivers at most once: when quiet, make sure nothing was missed.
+
+        Every IDLE_CHECK seconds of silence, if this process knows of newer
+        events (or every few checks regardless, for moves made through another
+        process), read them from the store, the source of truth, and send them.
+        """
+        if self.game == 0:
+            return
+        self.idle_checks += 1
+        known = self.service.cached_version(self.table_id, self.game) or 0
+        if known <= self.sent_version and self.idle_checks % STORE_CHECK_EVERY:
+            return
+        stream = game_stream(self.table_id, self.game)
+        reader: Audience = "public" if self.seat is None else self.seat
+        caught_up = False
+        for recorded in await self.service.store.read_stream(stream, self.sent_version):
+            if recorded.stream_version != self.sent_version + 1:
+                break
+            event = visible_to(recorded.event(), reader)
+            self.sent_version = recorded.stream_version
+            self.pending.pop(self.sent_version, None)
+            await self.send(EventMessage(self.game, self.sent_version,
+                                         msgspec.Raw(event_encoder.encode(event))))
+            caught_up = True
+        if caught_up:
+            log.warning("events missed on the bus were sent from the store",
+                        version=self.sent_version)
+            await self.push_view()
 
     async def push_view(self) -> None:
         record = await self.service.table(self.table_id)
@@ -371,6 +424,10 @@ class PlaySession:
             return
         if command is None:
             return
+        assert self.seat is not None
+        record = await self.service.table(self.table_id)
+        if record.seats[self.seat].bot_playing and record.seats[self.seat].bot_level is None:
+            await self.service.reclaim(self.table_id, self.seat)  # the player is back
         try:
             await self.service.submit(self.table_id, command, actor=f"seat:{self.seat}",
                                       known_version=known, expected_game=self.game)
@@ -387,9 +444,7 @@ class WatchSession(PlaySession):
         with log_context(table=self.table_id, reader="spectator"):
             try:
                 await self.start(since)
-                await asyncio.gather(self.receive_loop(), self.push_loop())
-            except WebSocketDisconnect:
-                pass
+                await self.serve_both_ways()
             finally:
                 for subscription in self.subscriptions:
                     with contextlib.suppress(Exception):
