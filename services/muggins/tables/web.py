@@ -19,7 +19,7 @@ from litestar import Litestar, Request, Response, get, post, websocket
 from litestar.connection import WebSocket
 from litestar.exceptions import HTTPException, WebSocketDisconnect
 from litestar.openapi import OpenAPIConfig
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_403_FORBIDDEN,
@@ -453,7 +453,9 @@ class WatchSession(PlaySession):
 
 @websocket("/tables/{table_id:str}/watch")
 async def watch_socket(
-    socket: WebSocket, table_id: FromPath[str], since: int | None = None  # type: ignore[type-arg]
+    socket: WebSocket,  # type: ignore[type-arg]
+    table_id: FromPath[str],
+    since: FromQuery[int | None] = None,
 ) -> None:
     await socket.accept()
     runtime = _runtime(socket)
