@@ -7,6 +7,7 @@ import asyncio
 import gc
 import re
 import secrets
+import signal
 import sys
 from pathlib import Path
 from typing import get_args
@@ -14,7 +15,7 @@ from typing import get_args
 import click
 import msgspec
 
-from muggins.bootstrap import event_store_only, start_embedded, stop_embedded
+from muggins.bootstrap import event_store_only, infrastructure, start_embedded, stop_embedded
 from muggins.bots import BOT_LEVELS, BotLevel
 from muggins.bus.jetstream import connect, ensure_stream
 from muggins.embedded import EmbeddedNats, EmbeddedPostgres, EmbeddedServerError, free_port
@@ -308,6 +309,52 @@ def demo_command(preset_name: str, seats: int, partners: bool) -> None:
     game_seed = game_seed_from_text(f"{seed}")
     for line in narrate(play_game(ruleset, game_seed, make_bots(["greedy"] * seats, game_seed))):
         click.echo(line)
+
+
+PROJECTORS = ("table-views",)
+
+
+@main.command("project")
+@click.argument("name", type=click.Choice(PROJECTORS))
+@click.option("--rebuild", is_flag=True, help="Drop the read model and rebuild it from event 0.")
+def project_command(name: str, rebuild: bool) -> None:
+    """Run one projector as its own process: catch up, then follow the stream.
+
+    With --rebuild it drops its read model, rebuilds it from the first event
+    with a progress bar, prints the count and exits.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from muggins.projections.runner import TableViewsRunner
+
+    settings = _settings()
+
+    async def run() -> int:
+        async with infrastructure(settings, relay=False) as infra:
+            runner = TableViewsRunner(infra.pool, infra.store)
+            if not rebuild:
+                stop = asyncio.Event()
+                loop = asyncio.get_running_loop()
+                for signal_number in (signal.SIGINT, signal.SIGTERM):
+                    loop.add_signal_handler(signal_number, stop.set)
+                await runner.follow(stop, infra.js)
+                return 0
+            await runner.rebuild()
+            head = await infra.store.head_position()
+            with Progress(TextColumn(f"rebuilding {name}"), BarColumn(), MofNCompleteColumn(),
+                          TextColumn("events")) as progress:
+                task = progress.add_task(name, total=head)
+                count = await runner.catch_up(
+                    lambda _applied, position: progress.update(task, completed=position)
+                )
+            return count
+
+    try:
+        count = asyncio.run(run())
+    except (EmbeddedServerError, StoreUnavailable) as error:
+        raise click.ClickException(str(error)) from None
+    if rebuild:
+        click.echo(f"{name}: rebuilt from {count} events")
 
 
 @main.group("replay")

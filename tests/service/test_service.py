@@ -397,3 +397,24 @@ async def test_shutdown_closes_sockets_with_a_reason(
     # 1001 (going away) from the service, or 1012 (service restart) from uvicorn,
     # which closes sockets first when it stops: either way the client knows why.
     assert closed.value.rcvd is not None and closed.value.rcvd.code in (1001, 1012)
+
+
+async def test_lobby_table_view_and_metrics_come_from_the_read_model(service: Running) -> None:
+    waiting = await create(service, bots=[{"seat": 1}])
+    table = await create(service, bots=[{"seat": 0}, {"seat": 1, "level": "random"}])
+    view = None
+    for _ in range(200):  # the projector follows the game in this process
+        response = await service.http.get(f"/tables/{table['table_id']}/view")
+        if response.status_code == 200:
+            view = response.json()
+            break
+        await asyncio.sleep(0.05)
+    assert view is not None and view["view"]["tiles"] is None
+    assert {s["seat"] for s in view["view"]["seats"]} == {0, 1}
+    lobby = (await service.http.get("/lobby")).json()
+    assert waiting["table_id"] in {t["table_id"] for t in lobby["open"]}
+    assert table["table_id"] not in {t["table_id"] for t in lobby["open"]}
+    missing = await service.http.get(f"/tables/{waiting['table_id']}/view")
+    assert missing.status_code == 404
+    metrics = (await service.http.get("/metrics")).text
+    assert 'muggins_projector_lag_events{projector="table-views"}' in metrics

@@ -135,6 +135,8 @@ class ServiceOptions:
     hand_pause: float = 2.0
     #: How long a disconnected player has to come back before a bot takes over.
     grace_period: float = 30.0
+    #: Run the projectors in this process (the embedded, single-process set-up).
+    projectors: bool = True
     #: Commands one connection may send: a burst, then this many a second.
     commands_per_second: float = 10.0
     command_burst: float = 20.0

@@ -28,10 +28,13 @@ from litestar.status_codes import (
     HTTP_503_SERVICE_UNAVAILABLE,
 )
 from nats.aio.msg import Msg
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.bus.jetstream import bus_message_decoder, subject
 from muggins.logs import log_context
+from muggins.projections.runner import QUERIES as VIEW_QUERIES
+from muggins.projections.runner import TableViewsRunner
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Audience, event_encoder, visible_to
@@ -84,6 +87,7 @@ def control_subject(table_id: str) -> str:
 class Runtime:
     infra: Infrastructure
     service: TableService
+    projector: TableViewsRunner | None = None
     sessions: set[PlaySession] = field(default_factory=set)
 
 
@@ -159,6 +163,77 @@ async def readyz(request: Request) -> Response[Health]:  # type: ignore[type-arg
         Health("ready" if ready else "not ready", postgres, nats),
         status_code=200 if ready else HTTP_503_SERVICE_UNAVAILABLE,
     )
+
+
+class LobbyTable(msgspec.Struct, frozen=True):
+    table_id: str
+    preset: str
+    seats: int
+    free_seats: int
+    link: str
+
+
+class PlayingTable(msgspec.Struct, frozen=True):
+    table_id: str
+    game: int
+    version: int
+    view: msgspec.Raw
+    watch_link: str
+
+
+class Lobby(msgspec.Struct, frozen=True):
+    open: list[LobbyTable]
+    playing: list[PlayingTable]
+
+
+@get("/lobby", summary="Open tables with free seats, and tables being played")
+async def lobby(
+    request: Request, limit: FromQuery[int] = 50  # type: ignore[type-arg]
+) -> Lobby:
+    runtime = _runtime(request)
+    limit = max(1, min(limit, 200))
+    pool = runtime.infra.pool
+    service = runtime.service
+    open_tables = [
+        LobbyTable(row[0], msgspec.json.decode(row[1])["preset"], row[3], row[2],
+                   service.links(row[0])[0])
+        for row in await pool.fetch(VIEW_QUERIES["open_tables"], limit)
+        if row[2] > 0
+    ]
+    playing = [
+        PlayingTable(row[0], row[1], row[2], msgspec.Raw(row[3].encode()),
+                     service.links(row[0])[1])
+        for row in await pool.fetch(VIEW_QUERIES["playing"], limit)
+    ]
+    return Lobby(open_tables, playing)
+
+
+class PublicTableView(msgspec.Struct, frozen=True):
+    table_id: str
+    game: int
+    version: int
+    phase: str
+    view: msgspec.Raw
+
+
+@get("/tables/{table_id:str}/view", summary="The public view of a table's game (read model)")
+async def table_view(
+    request: Request, table_id: FromPath[str]  # type: ignore[type-arg]
+) -> PublicTableView:
+    row = await _runtime(request).infra.pool.fetchrow(VIEW_QUERIES["table_view"], table_id)
+    if row is None:
+        raise HTTPException(status_code=HTTP_404_NOT_FOUND,
+                            detail=f"no game has been played at table {table_id!r} yet")
+    return PublicTableView(table_id, row[0], row[1], row[3], msgspec.Raw(row[2].encode()))
+
+
+@get("/metrics", summary="Prometheus metrics", media_type="text/plain; version=0.0.4")
+async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg]
+    runner = _runtime(request).projector
+    if runner is not None:
+        with contextlib.suppress(Exception):
+            await runner.report_lag()
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
 
 class PlaySession:
@@ -502,11 +577,22 @@ def create_app(
                 await ready.nats.publish(control_subject(table_id), str(game).encode())
 
             service = TableService(ready.pool, ready.store, options, announce)
-            runtime = Runtime(ready, service)
+            projector = TableViewsRunner(ready.pool, ready.store) if options.projectors else None
+            runtime = Runtime(ready, service, projector)
             app.state.runtime = runtime
+            stop_projecting = asyncio.Event()
+            projecting = (
+                asyncio.create_task(projector.follow(stop_projecting, ready.js))
+                if projector is not None
+                else None
+            )
             try:
                 yield
             finally:
+                stop_projecting.set()
+                if projecting is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(projecting, 10)
                 for session in list(runtime.sessions):
                     with contextlib.suppress(Exception):
                         await session.socket.close(1001, "the server is shutting down")
@@ -518,7 +604,8 @@ def create_app(
 
     return Litestar(
         route_handlers=[
-            create_table, get_table, take_seat, healthz, readyz, play_socket, watch_socket
+            create_table, get_table, take_seat, healthz, readyz, play_socket, watch_socket,
+            lobby, table_view, metrics,
         ],
         exception_handlers={RecursionError: too_deep},
         lifespan=[lifespan],

@@ -1,0 +1,53 @@
+"""The table-views projector: every game's public view, for the lobby,
+spectators and GET /tables/{id}/view.
+
+``apply`` is pure: the game so far plus one stored event gives the game after
+it.  Only the public view (no hand, no boneyard order, no seed before the
+hand ends) is ever served.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from muggins.eventstore.store import RecordedEvent
+from muggins.rules.game import GameState, evolve
+from muggins.views import GameView, game_view
+
+NAME = "table-views"
+
+
+class TableViewDocument(msgspec.Struct, frozen=True, gc=False):
+    """One game's read-model row."""
+
+    stream_id: str
+    table_id: str
+    game: int
+    version: int
+    position: int
+    state: GameState
+
+    @property
+    def public_view(self) -> GameView:
+        seats = self.state.ruleset.seats
+        return game_view(self.state, None, [None] * seats, [False] * seats)
+
+
+def table_and_game(stream_id: str) -> tuple[str, int]:
+    """"abc-g3" -> ("abc", 3); streams that are not games give game 0."""
+    table, _, game = stream_id.rpartition("-g")
+    return (table, int(game)) if table and game.isdigit() else (stream_id, 0)
+
+
+def apply(document: TableViewDocument | None, recorded: RecordedEvent) -> TableViewDocument:
+    """The document after one more event of its stream."""
+    state = evolve(document.state if document else None, recorded.event())
+    table, game = table_and_game(recorded.stream_id)
+    return TableViewDocument(
+        stream_id=recorded.stream_id,
+        table_id=table,
+        game=game,
+        version=recorded.stream_version,
+        position=recorded.position,
+        state=state,
+    )
