@@ -42,6 +42,7 @@ from muggins.rules.game import play, start_game
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text, hand_seed
 from muggins.selfplay import make_bots
+from tests.benchmarks.common import percentile
 
 SECONDS = 4.0
 
@@ -236,11 +237,6 @@ async def latency(url: str, nats_url: str, batches: list[list[Event]]) -> list[f
         print(f"{len(missing)} appended events never reached the subscriber")
         return [float("inf")] * len(missing)
     return [(arrived[event_id] - began) * 1000 for event_id, began in sent.items()]
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 async def main() -> int:

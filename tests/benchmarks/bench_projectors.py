@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from muggins.embedded import EmbeddedPostgres
-from muggins.eventstore.migrations import upgrade
-from muggins.eventstore.store import EventStore, create_pool
 from muggins.projections.runner import TableViewsRunner
 from muggins.rules.events import Event
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.selfplay import make_bots, play_game
+from tests.benchmarks.common import scratch_store, store_games
 
 EVENTS = 100_000
 
@@ -43,28 +39,14 @@ def games() -> list[list[Event]]:
 
 async def main() -> int:
     played = games()
-    with tempfile.TemporaryDirectory(prefix="muggins-bench-") as folder:
-        postgres = EmbeddedPostgres(Path(folder))
-        url = postgres.start()
-        try:
-            pool = await create_pool(url, max_size=20)
-            await upgrade(pool)
-            store = EventStore(pool)
-            for first in range(0, len(played), 16):
-                await asyncio.gather(*(
-                    store.append(f"b{i}-g1", 0, played[i], actor="system")
-                    for i in range(first, min(first + 16, len(played)))
-                ))
-            total = await store.head_position()
-            runner = TableViewsRunner(pool, store)
-            await runner.rebuild()
-            began = time.perf_counter()
-            count = await runner.catch_up()
-            seconds = time.perf_counter() - began
-            await store.close()
-            await pool.close()
-        finally:
-            postgres.stop()
+    async with scratch_store() as store:
+        await store_games(store, played, "b")
+        total = await store.head_position()
+        runner = TableViewsRunner(store.pool, store)
+        await runner.rebuild()
+        began = time.perf_counter()
+        count = await runner.catch_up()
+        seconds = time.perf_counter() - began
     rate = count / seconds
     print(f"table-views: rebuilt {count} events ({total} stored, {len(played)} games) "
           f"in {seconds:.1f} s: {rate:,.0f} events/s (bar: 20,000)")

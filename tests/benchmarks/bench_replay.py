@@ -11,20 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import tempfile
 import time
 from collections import defaultdict
-from pathlib import Path
 
-from muggins.embedded import EmbeddedPostgres
-from muggins.eventstore.migrations import upgrade
-from muggins.eventstore.store import EventStore, create_pool
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
 from muggins.rules.events import Event, HandEnded
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.selfplay import make_bots, play_game
+from tests.benchmarks.common import scratch_store, store_games
 
 HANDS = 10_000
 SETUPS = [("playelephant", 2, False), ("playelephant", 4, True), ("muggins", 3, False)]
@@ -48,36 +44,18 @@ def games_until(hands: int) -> list[list[Event]]:
 async def main() -> int:
     games = games_until(HANDS)
     hands = sum(isinstance(e, HandEnded) for game in games for e in game)
-    with tempfile.TemporaryDirectory(prefix="muggins-bench-") as folder:
-        postgres = EmbeddedPostgres(Path(folder))
-        url = postgres.start()
-        try:
-            pool = await create_pool(url, max_size=20)
-            await upgrade(pool)
-            store = EventStore(pool)
-
-            async def put(index: int, events: list[Event]) -> None:
-                for start in range(0, len(events), 400):
-                    await store.append(f"g{index}", start, events[start : start + 400],
-                                       actor="system")
-
-            for first in range(0, len(games), 16):
-                chunk = range(first, min(first + 16, len(games)))
-                await asyncio.gather(*(put(i, games[i]) for i in chunk))
-            began = time.perf_counter()
-            streams: dict[str, list[StoredEvent]] = defaultdict(list)
-            after = 0
-            while page := await store.read_all(after, 5000):
-                for recorded in page:
-                    streams[recorded.stream_id].append(
-                        StoredEvent(recorded.stream_version, recorded.event())
-                    )
-                after = page[-1].position
-            read_seconds = time.perf_counter() - began
-            await store.close()
-            await pool.close()
-        finally:
-            postgres.stop()
+    async with scratch_store() as store:
+        await store_games(store, games, "g")
+        began = time.perf_counter()
+        streams: dict[str, list[StoredEvent]] = defaultdict(list)
+        after = 0
+        while page := await store.read_all(after, 5000):
+            for recorded in page:
+                streams[recorded.stream_id].append(
+                    StoredEvent(recorded.stream_version, recorded.event())
+                )
+            after = page[-1].position
+        read_seconds = time.perf_counter() - began
     began = time.perf_counter()
     checked = 0
     for stored in streams.values():

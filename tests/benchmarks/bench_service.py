@@ -36,6 +36,7 @@ from muggins.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
+from tests.benchmarks.common import percentile
 
 SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
 THINK = (0.8, 1.2)  # seconds a seat waits before it plays
@@ -165,11 +166,6 @@ async def verify_tables(database_url: str, ids: list[str]) -> int:
     finally:
         await pool.close()
     return bad
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
 
 
 async def wait_ready(base_url: str) -> None:
