@@ -7,31 +7,20 @@ import asyncio
 import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
 
-from muggins.embedded import EmbeddedPostgres
-from muggins.eventstore.migrations import upgrade
-from muggins.eventstore.store import EventStore, create_pool
+from muggins.bootstrap import event_store_only
+from muggins.eventstore.store import EventStore
 from muggins.rules.events import Event
+from muggins.settings import Settings
 
 
 @asynccontextmanager
-async def scratch_store(max_connections: int = 20) -> AsyncIterator[EventStore]:
+async def scratch_store() -> AsyncIterator[EventStore]:
     """An event store on a fresh embedded PostgreSQL, removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="muggins-bench-") as folder:
-        postgres = EmbeddedPostgres(Path(folder))
-        url = postgres.start()
-        try:
-            pool = await create_pool(url, max_size=max_connections)
-            try:
-                await upgrade(pool)
-                store = EventStore(pool)
-                yield store
-                await store.close()
-            finally:
-                await pool.close()
-        finally:
-            postgres.stop()
+        settings = Settings(data_dir=folder, log_level="warning")
+        async with event_store_only(settings) as store:
+            yield store
 
 
 async def store_games(store: EventStore, games: Sequence[list[Event]], prefix: str,
