@@ -135,6 +135,8 @@ class ViewMessage(msgspec.Struct, frozen=True, tag="view"):
     view: GameView
     #: Seconds left for the seat on turn (None when nobody is on the clock).
     seconds_left: float | None = None
+    #: How many spectators watch the table (through this server).
+    spectators: int = 0
 
 
 class ErrorMessage(msgspec.Struct, frozen=True, tag="error"):

@@ -81,6 +81,11 @@ def game_stream(table_id: str, game: int) -> str:
     return f"{table_id}-g{game}"
 
 
+def control_subject(table_id: str) -> str:
+    """Where a table announces that it started a new game (core NATS)."""
+    return f"muggins.control.{table_id}"
+
+
 def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 

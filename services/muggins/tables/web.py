@@ -20,6 +20,7 @@ from litestar.connection import WebSocket
 from litestar.exceptions import HTTPException, WebSocketDisconnect
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_403_FORBIDDEN,
@@ -37,7 +38,7 @@ from muggins.projections.runner import QUERIES as VIEW_QUERIES
 from muggins.projections.runner import TableViewsRunner
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.errors import IllegalMove
-from muggins.rules.events import Audience, event_encoder, visible_to
+from muggins.rules.events import event_encoder, visible_to
 from muggins.settings import Settings
 from muggins.tables.protocol import (
     CallMugginsMessage,
@@ -64,8 +65,10 @@ from muggins.tables.service import (
     ServiceOptions,
     TableNotFound,
     TableService,
+    control_subject,
     game_stream,
 )
+from muggins.tables.spectators import SpectatorFeeds, TableSeats
 from muggins.views import game_view
 
 log = structlog.get_logger(__name__)
@@ -79,14 +82,11 @@ STORE_CHECK_EVERY = 5
 HELLO_TIMEOUT = 10.0
 
 
-def control_subject(table_id: str) -> str:
-    return f"muggins.control.{table_id}"
-
-
 @dataclass
 class Runtime:
     infra: Infrastructure
     service: TableService
+    feeds: SpectatorFeeds
     projector: TableViewsRunner | None = None
     sessions: set[PlaySession] = field(default_factory=set)
 
@@ -244,8 +244,8 @@ class PlaySession:
         self.runtime = runtime
         self.service = runtime.service
         self.table_id = table_id
-        #: The seat this socket plays, or None for a spectator.
-        self.seat: int | None = -1
+        #: The seat this socket plays (known after hello).
+        self.seat = -1
         self.game = 0
         self.sent_version = 0
         self.viewed_version = -1
@@ -337,8 +337,7 @@ class PlaySession:
             return
         stream = game_stream(self.table_id, game)
         nc = self.runtime.infra.nats
-        audiences = ("public",) if self.seat is None else ("public", f"seat:{self.seat}")
-        for audience in audiences:
+        for audience in ("public", f"seat:{self.seat}"):
             self.subscriptions.append(
                 await nc.subscribe(subject(stream, audience), cb=self.on_event)
             )
@@ -358,7 +357,7 @@ class PlaySession:
         for recorded in await self.service.store.read_stream(stream, since):
             if recorded.stream_version > version:
                 break
-            event = visible_to(recorded.event(), "public" if self.seat is None else self.seat)
+            event = visible_to(recorded.event(), self.seat)
             await self.send(EventMessage(game, recorded.stream_version,
                                          msgspec.Raw(event_encoder.encode(event))))
         self.sent_version = version
@@ -412,12 +411,11 @@ class PlaySession:
         if known <= self.sent_version and self.idle_checks % STORE_CHECK_EVERY:
             return
         stream = game_stream(self.table_id, self.game)
-        reader: Audience = "public" if self.seat is None else self.seat
         caught_up = False
         for recorded in await self.service.store.read_stream(stream, self.sent_version):
             if recorded.stream_version != self.sent_version + 1:
                 break
-            event = visible_to(recorded.event(), reader)
+            event = visible_to(recorded.event(), self.seat)
             self.sent_version = recorded.stream_version
             self.pending.pop(self.sent_version, None)
             await self.send(EventMessage(self.game, self.sent_version,
@@ -437,7 +435,8 @@ class PlaySession:
         self.viewed_version = version
         view = game_view(state, self.seat, record.names, record.bots)
         left = self.service.seconds_left(self.table_id, version, record.turn_clock_seconds)
-        await self.send(ViewMessage(self.game, version, view, left))
+        await self.send(ViewMessage(self.game, version, view, left,
+                                    self.runtime.feeds.watching(self.table_id)))
 
     async def decode(self, raw: str | bytes) -> object:
         if len(raw) > MAX_MESSAGE_BYTES:
@@ -471,12 +470,6 @@ class PlaySession:
             await self.handle(message)
 
     async def handle(self, message: object) -> None:
-        if self.seat is None:
-            if isinstance(message, Since):
-                await self.follow(self.game, message.version)
-            else:
-                await self.fail("spectator", "spectators watch: they cannot play")
-            return
         command: AnyCommand | None = None
         known: int | None = None
         if isinstance(message, PlayTile):
@@ -499,7 +492,6 @@ class PlaySession:
             return
         if command is None:
             return
-        assert self.seat is not None
         record = await self.service.table(self.table_id)
         if record.seats[self.seat].bot_playing and record.seats[self.seat].bot_level is None:
             await self.service.reclaim(self.table_id, self.seat)  # the player is back
@@ -510,20 +502,52 @@ class PlaySession:
             await self.send(ErrorMessage(error.code, str(error), self.sent_version))
 
 
-class WatchSession(PlaySession):
-    """A spectator's WebSocket: the public view and every public event."""
+async def _watch_socket_loop(socket: WebSocket, runtime: Runtime, table_id: str,  # type: ignore[type-arg]
+                             since: int | None) -> None:
+    """Send the feed to one spectator; read only ``since`` (to resume) from it."""
+    feeds = runtime.feeds
+    feed = await feeds.feed(table_id)
+    #: The spectator's place in the feed; a resume ("since") replaces it.
+    current = [feed.join(since)]
 
-    async def watch(self, since: int | None) -> None:
-        self.seat = None
-        await self.service.table(self.table_id)
-        with log_context(table=self.table_id, reader="spectator"):
-            try:
-                await self.start(since)
-                await self.serve_both_ways()
-            finally:
-                for subscription in self.subscriptions:
-                    with contextlib.suppress(Exception):
-                        await subscription.unsubscribe()  # type: ignore[attr-defined]
+    async def send_loop() -> None:
+        while True:
+            spectator = current[0]
+            message = await spectator.next()
+            if spectator is not current[0]:
+                continue  # replaced by a resume: what it held is not wanted now
+            if message is None:
+                await socket.close(1013, "you fell behind: reconnect with since")
+                return
+            await socket.send_data(message.json)
+
+    async def receive_loop() -> None:
+        while True:
+            raw = await socket.receive_data(mode="text")
+            message: object = None
+            if len(raw) <= MAX_MESSAGE_BYTES:
+                with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
+                    message = client_message_decoder.decode(raw)
+            if isinstance(message, Since):
+                replaced = current[0]
+                current[0] = feed.join(message.version, feed.game)
+                feed.leave(replaced)
+                replaced.offer(None)  # wakes the send loop, which moves to the new place
+                continue
+            await socket.send_data(encode(ErrorMessage(
+                "spectator", "spectators watch: they cannot play")).decode())
+
+    with log_context(table=table_id, reader="spectator"):
+        tasks = [asyncio.create_task(send_loop()), asyncio.create_task(receive_loop())]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            await feeds.leave(feed, current[0])
 
 
 @websocket("/tables/{table_id:str}/watch")
@@ -534,14 +558,66 @@ async def watch_socket(
 ) -> None:
     await socket.accept()
     runtime = _runtime(socket)
-    session = WatchSession(socket, runtime, table_id)
-    runtime.sessions.add(session)
     try:
-        await session.watch(since)
+        await _watch_socket_loop(socket, runtime, table_id, since)
     except TableNotFound as error:
-        await session.fail("no-such-table", str(error), 1008)
-    finally:
-        runtime.sessions.discard(session)
+        with contextlib.suppress(Exception):
+            await socket.send_data(encode(ErrorMessage("no-such-table", str(error))).decode())
+            await socket.close(1008, "no such table")
+    except WebSocketDisconnect:
+        pass
+
+
+#: Seconds between SSE comments that keep idle connections (and proxies) open.
+SSE_KEEPALIVE = 15.0
+
+
+def _resume_point(last_event_id: str | None, since: str | None) -> tuple[int | None, int | None]:
+    """(game, version) from a Last-Event-ID or ?since= of the form "game.version"."""
+    raw = last_event_id or since
+    if not raw:
+        return None, None
+    game, _, version = raw.partition(".")
+    if not (game.isdigit() and version.isdigit()):
+        raise HTTPException(status_code=HTTP_400_BAD_REQUEST,
+                            detail="resume from an id of the form GAME.VERSION, e.g. 2.57")
+    return int(game), int(version)
+
+
+@get("/tables/{table_id:str}/events", summary="A table's public events as Server-Sent Events",
+     description="The public view, then every public event as it happens.  Each message's "
+                 "id is GAME.VERSION: reconnect with it (Last-Event-ID) to get exactly what "
+                 "was missed.")
+async def table_events(
+    request: Request,  # type: ignore[type-arg]
+    table_id: FromPath[str],
+    since: FromQuery[str | None] = None,
+) -> ServerSentEvent:
+    game, version = _resume_point(request.headers.get("last-event-id"), since)
+    runtime = _runtime(request)
+    try:
+        feed = await runtime.feeds.feed(table_id)
+    except TableNotFound as error:
+        raise _http_error(error) from None
+    spectator = feed.join(version, game)
+
+    async def messages() -> AsyncIterator[ServerSentEventMessage]:
+        try:
+            while True:
+                try:
+                    message = await spectator.next(SSE_KEEPALIVE)
+                except TimeoutError:
+                    yield ServerSentEventMessage(data=None, comment="still here")
+                    continue
+                if message is None:
+                    return  # cut off as too slow: the browser reconnects with its last id
+                yield ServerSentEventMessage(data=message.json, event=message.kind,
+                                             id=message.event_id)
+        finally:
+            await runtime.feeds.leave(feed, spectator)
+
+    return ServerSentEvent(messages(), headers={"Cache-Control": "no-store",
+                                                "X-Accel-Buffering": "no"})
 
 
 @websocket("/tables/{table_id:str}/play")
@@ -577,8 +653,15 @@ def create_app(
                 await ready.nats.publish(control_subject(table_id), str(game).encode())
 
             service = TableService(ready.pool, ready.store, options, announce)
+
+            async def seats_of(table_id: str) -> TableSeats:
+                record = await service.table(table_id, fresh=True)
+                return TableSeats(record.game, record.names, record.bots,
+                                  record.turn_clock_seconds)
+
+            feeds = SpectatorFeeds(ready.nats, ready.store, seats_of)
             projector = TableViewsRunner(ready.pool, ready.store) if options.projectors else None
-            runtime = Runtime(ready, service, projector)
+            runtime = Runtime(ready, service, feeds, projector)
             app.state.runtime = runtime
             stop_projecting = asyncio.Event()
             projecting = (
@@ -596,6 +679,7 @@ def create_app(
                 for session in list(runtime.sessions):
                     with contextlib.suppress(Exception):
                         await session.socket.close(1001, "the server is shutting down")
+                await feeds.close()
                 await service.close()
 
     def too_deep(request: Request, error: RecursionError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
@@ -605,7 +689,7 @@ def create_app(
     return Litestar(
         route_handlers=[
             create_table, get_table, take_seat, healthz, readyz, play_socket, watch_socket,
-            lobby, table_view, metrics,
+            lobby, table_view, metrics, table_events,
         ],
         exception_handlers={RecursionError: too_deep},
         lifespan=[lifespan],
