@@ -56,7 +56,11 @@ def _settings() -> Settings:
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--bot-delay", type=click.FloatRange(0, 10), default=0.8, show_default=True,
               help="Seconds a bot waits before it moves, as a person would.")
-def serve_command(host: str, port: int, bot_delay: float) -> None:
+@click.option("--role", type=click.Choice(["all", "spectators"]), default="all",
+              show_default=True,
+              help="'spectators' serves only spectator streams, views and the lobby: run it "
+                   "beside the players' process so a crowd of spectators cannot slow them.")
+def serve_command(host: str, port: int, bot_delay: float, role: str) -> None:
     """Run the table service (starting embedded PostgreSQL and NATS if none is configured)."""
     import uvicorn
 
@@ -67,7 +71,9 @@ def serve_command(host: str, port: int, bot_delay: float) -> None:
     if port == 0:
         port = free_port()
     base_url = f"http://{host}:{port}"
-    app = create_app(settings, ServiceOptions(base_url=base_url, bot_delay=bot_delay))
+    options = ServiceOptions(base_url=base_url, bot_delay=bot_delay,
+                             role="spectators" if role == "spectators" else "all")
+    app = create_app(settings, options)
     # What exists now lives as long as the process: keep it out of every
     # future full collection (shorter pauses under load).
     gc.collect()

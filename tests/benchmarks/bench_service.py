@@ -17,6 +17,7 @@ and count, and only loopback is used.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import random
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,8 +121,8 @@ async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: 
         stats.errors.append(f"disconnected: {error}")
 
 
-async def run_load(base_url: str, tables: int) -> tuple[Stats, list[str], float]:
-    stats = Stats()
+async def create_tables(base_url: str, tables: int) -> tuple[list[str], list[tuple[str, str, int]]]:
+    """N two-seat tables with both seats taken: their ids, and (table, token, seat) per seat."""
     ids: list[str] = []
     seats: list[tuple[str, str, int]] = []
     async with httpx.AsyncClient(base_url=base_url, timeout=30,
@@ -135,6 +137,12 @@ async def run_load(base_url: str, tables: int) -> tuple[Stats, list[str], float]
 
         for first in range(0, tables, 50):
             await asyncio.gather(*(one_table() for _ in range(first, min(first + 50, tables))))
+    return ids, seats
+
+
+async def play_tables(base_url: str, seats: list[tuple[str, str, int]]) -> tuple[Stats, float]:
+    """Every seat a client, for SECONDS: what they measured, and how long it took."""
+    stats = Stats()
     ws_url = base_url.replace("http", "ws", 1)
     # The load generator's own collector pauses are not the service's latency:
     # no cyclic collection in this process while it measures (a bounded run).
@@ -149,6 +157,12 @@ async def run_load(base_url: str, tables: int) -> tuple[Stats, list[str], float]
     ))
     elapsed = time.perf_counter() - started
     gc.enable()
+    return stats, elapsed
+
+
+async def run_load(base_url: str, tables: int) -> tuple[Stats, list[str], float]:
+    ids, seats = await create_tables(base_url, tables)
+    stats, elapsed = await play_tables(base_url, seats)
     return stats, ids, elapsed
 
 
@@ -180,6 +194,25 @@ async def wait_ready(base_url: str) -> None:
     raise RuntimeError("the service did not become ready")
 
 
+@contextlib.asynccontextmanager
+async def service_process(folder: Path, env: dict[str, str], name: str,
+                          *arguments: str) -> AsyncIterator[str]:
+    """``muggins serve`` in a process of its own, ready; yields its base URL."""
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    with open(folder / f"{name}.log", "w") as server_log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "muggins.cli", "serve", "--port", str(port), *arguments],
+            env=env, stdout=subprocess.DEVNULL, stderr=server_log,
+        )
+    try:
+        await wait_ready(base_url)
+        yield base_url
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
 async def main() -> int:
     sizes = [int(n) for n in os.environ.get("MUGGINS_BENCH_TABLES", "100,250,500").split(",")]
     results = []
@@ -193,19 +226,8 @@ async def main() -> int:
             for tables in sizes:
                 # A fresh service process for each N: one run's games do not
                 # weigh on the next.
-                port = free_port()
-                base_url = f"http://127.0.0.1:{port}"
-                with open(Path(folder) / f"serve-{tables}.log", "w") as server_log:
-                    server = subprocess.Popen(
-                        [sys.executable, "-m", "muggins.cli", "serve", "--port", str(port)],
-                        env=env, stdout=subprocess.DEVNULL, stderr=server_log,
-                    )
-                try:
-                    await wait_ready(base_url)
+                async with service_process(Path(folder), env, f"serve-{tables}") as base_url:
                     stats, ids, elapsed = await run_load(base_url, tables)
-                finally:
-                    server.terminate()
-                    server.wait(30)
                 bad_games = await verify_tables(database_url, ids)
                 results.append((tables, stats, elapsed, bad_games))
                 p50, p99 = percentile(stats.latencies, 0.5), percentile(stats.latencies, 0.99)

@@ -58,7 +58,7 @@ async def sse(
 
 
 def game_over(message: Message) -> bool:
-    return message["type"] == "view" and message["view"]["phase"] == "game-over"
+    return bool(message["type"] == "view" and message["view"]["phase"] == "game-over")
 
 
 def assert_nothing_hidden(messages: list[Message]) -> None:

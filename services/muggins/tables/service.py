@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import asyncpg
 import msgspec
@@ -142,6 +142,10 @@ class ServiceOptions:
     grace_period: float = 30.0
     #: Run the projectors in this process (the embedded, single-process set-up).
     projectors: bool = True
+    #: "all": players, spectators and everything else.  "spectators": only what
+    #: spectators and the lobby read (no commands, no bots, no projectors), so
+    #: that a crowd of spectators runs beside the players' process, not in it.
+    role: Literal["all", "spectators"] = "all"
     #: Commands one connection may send: a burst, then this many a second.
     commands_per_second: float = 10.0
     command_burst: float = 20.0

@@ -660,7 +660,11 @@ def create_app(
                                   record.turn_clock_seconds)
 
             feeds = SpectatorFeeds(ready.nats, ready.store, seats_of)
-            projector = TableViewsRunner(ready.pool, ready.store) if options.projectors else None
+            projector = (
+                TableViewsRunner(ready.pool, ready.store)
+                if options.projectors and options.role == "all"
+                else None
+            )
             runtime = Runtime(ready, service, feeds, projector)
             app.state.runtime = runtime
             stop_projecting = asyncio.Event()
@@ -686,11 +690,11 @@ def create_app(
         return Response({"status_code": 400, "detail": "the request body is nested too deeply"},
                         status_code=HTTP_400_BAD_REQUEST)
 
+    readers = [get_table, healthz, readyz, watch_socket, table_events, lobby, table_view,
+               metrics]
+    players = [create_table, take_seat, play_socket]
     return Litestar(
-        route_handlers=[
-            create_table, get_table, take_seat, healthz, readyz, play_socket, watch_socket,
-            lobby, table_view, metrics, table_events,
-        ],
+        route_handlers=readers + (players if options.role == "all" else []),
         exception_handlers={RecursionError: too_deep},
         lifespan=[lifespan],
         request_max_body_size=MAX_BODY_BYTES,
