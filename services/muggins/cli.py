@@ -317,7 +317,7 @@ def demo_command(preset_name: str, seats: int, partners: bool) -> None:
         click.echo(line)
 
 
-PROJECTORS = ("table-views",)
+PROJECTORS = ("table-views", "leaderboard")
 
 
 @main.command("project")
@@ -331,13 +331,14 @@ def project_command(name: str, rebuild: bool) -> None:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from muggins.projections.runner import TableViewsRunner
+    from muggins.projections.read_models import PROJECTIONS
+    from muggins.projections.runner import ProjectorRunner
 
     settings = _settings()
 
     async def run() -> int:
         async with infrastructure(settings, relay=False) as infra:
-            runner = TableViewsRunner(infra.pool, infra.store)
+            runner = ProjectorRunner(infra.pool, infra.store, PROJECTIONS[name]())
             if not rebuild:
                 stop = asyncio.Event()
                 loop = asyncio.get_running_loop()

@@ -12,7 +12,8 @@ import asyncio
 import sys
 import time
 
-from muggins.projections.runner import TableViewsRunner
+from muggins.projections.read_models import TableViews
+from muggins.projections.runner import ProjectorRunner
 from muggins.rules.events import Event
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
@@ -42,7 +43,7 @@ async def main() -> int:
     async with scratch_store() as store:
         await store_games(store, played, "b")
         total = await store.head_position()
-        runner = TableViewsRunner(store.pool, store)
+        runner = ProjectorRunner(store.pool, store, TableViews())
         await runner.rebuild()
         began = time.perf_counter()
         count = await runner.catch_up()

@@ -134,7 +134,7 @@ async def crowd(ws_url: str, table_id: str, seconds: float) -> None:
 async def main() -> int:
     print(f"{TABLES} tables played for {SECONDS:.0f} s per run; {SPECTATORS} spectators "
           f"on one of them", flush=True)
-    rows = []
+    rows: list[tuple[str, float]] = []
     with tempfile.TemporaryDirectory(prefix="muggins-bench-") as scratch:
         folder = Path(scratch)
         postgres = EmbeddedPostgres(folder)
@@ -148,7 +148,7 @@ async def main() -> int:
                 (f"{SPECTATORS} spectators, own process", "spectators"),
                 (f"{SPECTATORS} spectators, players' process", "own"),
             ):
-                stats, watched = await one_run(folder, env, label.split()[0], watch_from)
+                stats, watched = await one_run(folder, env, f"run{len(rows)}", watch_from)
                 p50 = percentile(stats.latencies, 0.5)
                 p99 = percentile(stats.latencies, 0.99)
                 rows.append((label, p99))

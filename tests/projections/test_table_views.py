@@ -15,12 +15,15 @@ import pytest
 
 from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore
-from muggins.projections.runner import READER, TableViewsRunner
+from muggins.projections.read_models import TableViews
+from muggins.projections.runner import ProjectorRunner
 from muggins.rules.events import Event
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.selfplay import make_bots, play_game_commands
+from tests.projections.test_leaderboard import BOARD, store_league
 
+READER_NAME = "projector:table-views"
 READ_MODEL = "SELECT stream_id, table_id, game, version, position, state, public_view, phase " \
              "FROM table_views ORDER BY stream_id"
 
@@ -60,21 +63,21 @@ async def test_a_second_delivery_of_everything_changes_nothing(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:
     await store_games(store, 12, "playelephant")
-    runner = TableViewsRunner(pool, store, page_size=97)
+    runner = ProjectorRunner(pool, store, TableViews(), page_size=97)
     first = await runner.catch_up()
     assert first == await store.head_position()
     once = await snapshot(pool)
     assert len(once) == 12 and {row[7] for row in once} == {"game-over"}
     # Every event again, as after a lost checkpoint or a replayed bus: no-op.
-    await pool.execute("UPDATE checkpoints SET position = 0 WHERE reader = $1", READER)
+    await pool.execute("UPDATE checkpoints SET position = 0 WHERE reader = $1", READER_NAME)
     await runner.catch_up()
     assert await snapshot(pool) == once
     # Two runners on the same page: one writes, the other changes nothing.
     await runner.rebuild()
     page = await store.read_all(0, 50)
     results = await asyncio.gather(
-        TableViewsRunner(pool, store).apply_page(0, page),
-        TableViewsRunner(pool, store).apply_page(0, page),
+        ProjectorRunner(pool, store, TableViews()).apply_page(0, page),
+        ProjectorRunner(pool, store, TableViews()).apply_page(0, page),
     )
     assert sorted(results) == [False, True]
     await runner.catch_up()
@@ -84,7 +87,7 @@ async def test_a_second_delivery_of_everything_changes_nothing(
 async def test_incremental_projection_equals_a_rebuild(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:
-    runner = TableViewsRunner(pool, store, page_size=64)
+    runner = ProjectorRunner(pool, store, TableViews(), page_size=64)
     for round_number in range(3):
         await store_games(store, 4, "all-fives", 3, prefix=f"r{round_number}-")
         await runner.catch_up()
@@ -101,7 +104,7 @@ async def test_a_projector_started_after_a_thousand_games_catches_up(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:
     total = await store_games(store, 1000, "block", 2)
-    runner = TableViewsRunner(pool, store)
+    runner = ProjectorRunner(pool, store, TableViews())
     began = time.perf_counter()
     assert await runner.catch_up() == total
     assert await pool.fetchval("SELECT count(*) FROM table_views") == 1000
@@ -109,38 +112,48 @@ async def test_a_projector_started_after_a_thousand_games_catches_up(
     assert time.perf_counter() - began < 60
 
 
-def project(database_url: str, nats_url: str, *args: str) -> subprocess.Popen[str]:
+def project(database_url: str, nats_url: str, name: str, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
            "MUGGINS_LOG_LEVEL": "warning"}
-    return subprocess.Popen([sys.executable, "-m", "muggins.cli", "project", "table-views", *args],
+    return subprocess.Popen([sys.executable, "-m", "muggins.cli", "project", name, *args],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.parametrize("name", ["table-views", "leaderboard"])
 async def test_a_projector_killed_mid_stream_resumes_to_what_a_rebuild_gives(
-    store: EventStore, pool: asyncpg.Pool, database_url: str, nats_server: EmbeddedNats
+    store: EventStore, pool: asyncpg.Pool, database_url: str, nats_server: EmbeddedNats,
+    name: str,
 ) -> None:
-    total = await store_games(store, 400, "playelephant")
-    process = project(database_url, nats_server.url)
+    if name == "table-views":
+        await store_games(store, 400, "playelephant")
+        read_model = READ_MODEL
+    else:
+        await store_league(store, 300)
+        read_model = BOARD
+    total = await store.head_position()
+    reader = f"projector:{name}"
+    process = project(database_url, nats_server.url, name)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        position = await store.checkpoint(READER)
+        position = await store.checkpoint(reader)
         if 0 < position < total:
             break
         await asyncio.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     process.wait(10)
-    assert 0 < await store.checkpoint(READER) < total, "killed mid-stream"
-    again = project(database_url, nats_server.url)
-    while await store.checkpoint(READER) < total and time.monotonic() < deadline:
+    assert 0 < await store.checkpoint(reader) < total, "killed mid-stream"
+    again = project(database_url, nats_server.url, name)
+    while await store.checkpoint(reader) < total and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     again.send_signal(signal.SIGTERM)
     again.wait(20)
-    resumed = await snapshot(pool)
-    rebuild = project(database_url, nats_server.url, "--rebuild")
+    resumed = [tuple(row) for row in await pool.fetch(read_model)]
+    assert resumed, "the read model is empty"
+    rebuild = project(database_url, nats_server.url, name, "--rebuild")
     out, err = rebuild.communicate(timeout=120)
     assert rebuild.returncode == 0, err
     assert f"rebuilt from {total} events" in out
-    assert await snapshot(pool) == resumed
+    assert [tuple(row) for row in await pool.fetch(read_model)] == resumed
 
 
 @pytest.mark.parametrize("bad", ["no-such-projector"])

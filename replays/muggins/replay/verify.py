@@ -25,7 +25,7 @@ from muggins.replay.record import (
 )
 from muggins.rules.commands import StartHand
 from muggins.rules.errors import IllegalMove
-from muggins.rules.events import Event, HandEnded, HandStarted, TilePlayed
+from muggins.rules.events import Event, GameStarted, HandEnded, HandStarted, TilePlayed
 from muggins.rules.game import GameState, fold, play, start_game
 from muggins.rules.shuffle import SHUFFLE_VERSION
 
@@ -222,12 +222,18 @@ def _mismatch_message(events: Sequence[Event], rebuilt: Sequence[Event], index: 
     return _difference(events[index], rebuilt[index])
 
 
+def game_start_of(stored: Sequence[StoredEvent]) -> tuple[GameState, list[Event]]:
+    """The game's start as the rules give it, with the ruleset and players recorded."""
+    first = stored[0].event
+    players = first.players if isinstance(first, GameStarted) else ()
+    return start_game(ruleset_of(stored), players)
+
+
 def verify_game(stored: Sequence[StoredEvent], only_hand: int | None = None) -> GameVerdict:
     """Check a whole game's stream, or one hand of it (every hand is rebuilt in
     order, since each hand starts from the one before)."""
     stream_problems = tuple(check_stream_order(stored))
-    ruleset = ruleset_of(stored)
-    state, opening = start_game(ruleset)
+    state, opening = game_start_of(stored)
     if stored[0].event != opening[0]:
         stream_problems += (Problem("GameStarted is malformed", version=stored[0].version),)
     verdicts = []
@@ -318,8 +324,7 @@ def rebuilt_hands(
     stored: Sequence[StoredEvent], only_hand: int | None = None
 ) -> list[tuple[GameState, HandVerdict]]:
     """Each hand rebuilt, with the state it started from (for telling it)."""
-    ruleset = ruleset_of(stored)
-    state, _ = start_game(ruleset)
+    state, _ = game_start_of(stored)
     result = []
     current: GameState | None = state
     for part in hands_of(stored):

@@ -33,6 +33,7 @@ from muggins.logs import log_context
 from muggins.rules.commands import AnyCommand, CallMuggins, StartHand
 from muggins.rules.describe import describe
 from muggins.rules.errors import IllegalMove, InvalidRuleset
+from muggins.rules.events import SeatedPlayer
 from muggins.rules.game import GameState, fold, play, start_game
 from muggins.rules.presets import preset
 from muggins.rules.ruleset import Ruleset
@@ -118,6 +119,15 @@ class TableRecord:
     @property
     def bots(self) -> list[bool]:
         return [s.is_bot for s in self.seats]
+
+    @property
+    def players(self) -> tuple[SeatedPlayer, ...]:
+        """Who sits where, as a game's first event records it (bots by level)."""
+        return tuple(
+            SeatedPlayer(seat=s.seat, player_id=s.player_id or f"bot:{s.bot_level}",
+                         name=name or "?", bot=s.bot_level is not None)
+            for s, name in zip(self.seats, self.names, strict=True)
+        )
 
 
 @dataclass(frozen=True)
@@ -327,7 +337,7 @@ class TableService:
         if game is None:  # another request or process started it
             return (await self.table(table_id)).game
         record = await self.table(table_id)
-        _, events = start_game(record.ruleset)
+        _, events = start_game(record.ruleset, record.players)
         with contextlib.suppress(ConcurrencyError):  # another process wrote it first
             await self.store.append(game_stream(table_id, game), 0, events, actor="system")
         log.info("game started", table=table_id, game=game)

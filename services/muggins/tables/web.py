@@ -34,11 +34,13 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.bus.jetstream import bus_message_decoder, subject
 from muggins.logs import log_context
+from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import QUERIES as VIEW_QUERIES
-from muggins.projections.runner import TableViewsRunner
+from muggins.projections.runner import ProjectorRunner
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import event_encoder, visible_to
+from muggins.rules.presets import DEFAULT_PRESET, PRESETS
 from muggins.settings import Settings
 from muggins.tables.protocol import (
     CallMugginsMessage,
@@ -87,7 +89,7 @@ class Runtime:
     infra: Infrastructure
     service: TableService
     feeds: SpectatorFeeds
-    projector: TableViewsRunner | None = None
+    projectors: list[ProjectorRunner] = field(default_factory=list)
     sessions: set[PlaySession] = field(default_factory=set)
 
 
@@ -227,12 +229,79 @@ async def table_view(
     return PublicTableView(table_id, row[0], row[1], row[3], msgspec.Raw(row[2].encode()))
 
 
+class LeaderboardLine(msgspec.Struct, frozen=True):
+    rank: int
+    player_id: str
+    name: str
+    #: A bot (all bots of one level are one player).
+    bot: bool
+    #: mu - 3 sigma (openskill Plackett-Luce): what the board is sorted by.
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    won: int
+    drawn: int
+    hands: int
+    points_per_hand: float
+    best_play: int
+
+
+class PresetBoard(msgspec.Struct, frozen=True):
+    preset: str
+    players: int
+
+
+class LeaderboardPage(msgspec.Struct, frozen=True):
+    preset: str
+    page: int
+    per_page: int
+    total: int
+    players: list[LeaderboardLine]
+    #: Every preset with a leaderboard, and how many players are on it.
+    presets: list[PresetBoard]
+
+
+@get("/leaderboard", summary="Ratings and records per player, one board per preset",
+     description="Sorted by rating (openskill mu - 3 sigma). Pages start at 1.")
+async def leaderboard(
+    request: Request,  # type: ignore[type-arg]
+    preset: FromQuery[str] = DEFAULT_PRESET,
+    page: FromQuery[int] = 1,
+    per_page: FromQuery[int] = 25,
+) -> LeaderboardPage:
+    if preset not in PRESETS:
+        raise HTTPException(status_code=HTTP_400_BAD_REQUEST,
+                            detail=f"unknown preset {preset!r}; choose from "
+                                   f"{', '.join(PRESETS)}")
+    if page < 1 or not 1 <= per_page <= 100:
+        raise HTTPException(status_code=HTTP_400_BAD_REQUEST,
+                            detail="page starts at 1; per_page is 1 to 100")
+    pool = _runtime(request).infra.pool
+    offset = (page - 1) * per_page
+    rows = await pool.fetch(VIEW_QUERIES["leaderboard_page"], preset, per_page, offset)
+    lines = [
+        LeaderboardLine(
+            rank=offset + index + 1, player_id=row["player_id"], name=row["name"],
+            bot=row["bot"], rating=round(row["rating"], 3), mu=round(row["mu"], 3),
+            sigma=round(row["sigma"], 3), games=row["games"], won=row["won"],
+            drawn=row["drawn"], hands=row["hands"],
+            points_per_hand=round(row["points"] / row["hands"], 2) if row["hands"] else 0.0,
+            best_play=row["best_play"],
+        )
+        for index, row in enumerate(rows)
+    ]
+    total = await pool.fetchval(VIEW_QUERIES["leaderboard_size"], preset)
+    boards = [PresetBoard(row[0], row[1])
+              for row in await pool.fetch(VIEW_QUERIES["leaderboard_presets"])]
+    return LeaderboardPage(preset, page, per_page, total, lines, boards)
+
+
 @get("/metrics", summary="Prometheus metrics", media_type="text/plain; version=0.0.4")
 async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg]
-    runner = _runtime(request).projector
-    if runner is not None:
+    for runner in _runtime(request).projectors:
         with contextlib.suppress(Exception):
-            await runner.report_lag()
+            await runner.report_lag(log_now=False)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
 
@@ -660,26 +729,25 @@ def create_app(
                                   record.turn_clock_seconds)
 
             feeds = SpectatorFeeds(ready.nats, ready.store, seats_of)
-            projector = (
-                TableViewsRunner(ready.pool, ready.store)
+            projectors = (
+                [ProjectorRunner(ready.pool, ready.store, make()) for make in PROJECTIONS.values()]
                 if options.projectors and options.role == "all"
-                else None
+                else []
             )
-            runtime = Runtime(ready, service, feeds, projector)
+            runtime = Runtime(ready, service, feeds, projectors)
             app.state.runtime = runtime
             stop_projecting = asyncio.Event()
-            projecting = (
-                asyncio.create_task(projector.follow(stop_projecting, ready.js))
-                if projector is not None
-                else None
-            )
+            projecting = [
+                asyncio.create_task(runner.follow(stop_projecting, ready.js))
+                for runner in projectors
+            ]
             try:
                 yield
             finally:
                 stop_projecting.set()
-                if projecting is not None:
+                for task in projecting:
                     with contextlib.suppress(Exception):
-                        await asyncio.wait_for(projecting, 10)
+                        await asyncio.wait_for(task, 10)
                 for session in list(runtime.sessions):
                     with contextlib.suppress(Exception):
                         await session.socket.close(1001, "the server is shutting down")
@@ -691,7 +759,7 @@ def create_app(
                         status_code=HTTP_400_BAD_REQUEST)
 
     readers = [get_table, healthz, readyz, watch_socket, table_events, lobby, table_view,
-               metrics]
+               leaderboard, metrics]
     players = [create_table, take_seat, play_socket]
     return Litestar(
         route_handlers=readers + (players if options.role == "all" else []),

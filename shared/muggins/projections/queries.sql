@@ -20,7 +20,7 @@ ON CONFLICT (stream_id) DO UPDATE
        public_view = excluded.public_view, phase = excluded.phase,
        updated_at = clock_timestamp();
 
--- name: forget_everything
+-- name: forget_table_views
 DELETE FROM table_views;
 
 -- name: reset_checkpoint
@@ -41,3 +41,45 @@ SELECT t.table_id, t.ruleset::text, count(*) FILTER (WHERE s.name IS NULL) AS fr
  WHERE t.game_number = 0
  GROUP BY t.table_id, t.ruleset::text, t.created_at
  ORDER BY t.created_at DESC LIMIT $1;
+
+-- name: load_tallies
+SELECT stream_id, version, tally::text FROM leaderboard_games WHERE stream_id = ANY ($1);
+
+-- name: save_tallies
+INSERT INTO leaderboard_games (stream_id, version, tally)
+SELECT * FROM unnest($1::text[], $2::integer[], $3::jsonb[])
+ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, tally = excluded.tally;
+
+-- name: load_standings
+SELECT preset, player_id, name, bot, mu, sigma, games, won, drawn, hands, points, best_play
+  FROM leaderboard
+ WHERE (preset, player_id) IN (SELECT * FROM unnest($1::text[], $2::text[]));
+
+-- name: save_standings
+INSERT INTO leaderboard (preset, player_id, name, bot, mu, sigma, rating, games, won, drawn,
+                         hands, points, best_play)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::float8[],
+                     $6::float8[], $7::float8[], $8::integer[], $9::integer[], $10::integer[],
+                     $11::integer[], $12::integer[], $13::integer[])
+ON CONFLICT (preset, player_id) DO UPDATE
+   SET name = excluded.name, mu = excluded.mu, sigma = excluded.sigma,
+       rating = excluded.rating, games = excluded.games, won = excluded.won,
+       drawn = excluded.drawn, hands = excluded.hands, points = excluded.points,
+       best_play = excluded.best_play, updated_at = clock_timestamp();
+
+-- name: forget_leaderboard
+DELETE FROM leaderboard_games;
+DELETE FROM leaderboard;
+
+-- name: leaderboard_page
+SELECT player_id, name, bot, rating, mu, sigma, games, won, drawn, hands, points, best_play
+  FROM leaderboard
+ WHERE preset = $1
+ ORDER BY rating DESC, player_id
+ LIMIT $2 OFFSET $3;
+
+-- name: leaderboard_size
+SELECT count(*) FROM leaderboard WHERE preset = $1;
+
+-- name: leaderboard_presets
+SELECT preset, count(*) FROM leaderboard GROUP BY preset ORDER BY preset;

@@ -1,4 +1,4 @@
-"""Keeps the table-views read model up to date, exactly once per event.
+"""Keeps a projector's read model up to date, exactly once per event.
 
 Each page of events is folded in memory and written, with the checkpoint,
 in one transaction that first locks the checkpoint row and checks it still
@@ -17,47 +17,65 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncpg
-import msgspec
 import structlog
 from nats.js import JetStreamContext
 from prometheus_client import Counter, Gauge
 
 from muggins.eventstore.store import EventStore, RecordedEvent
-from muggins.projections.table_views import NAME, TableViewDocument, apply
-from muggins.rules.game import GameState
 from muggins.sql import load_queries
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
-READER = f"projector:{NAME}"
 log = structlog.get_logger(__name__)
+
+#: A connection lent by the pool: projections write through the runner's.
+Connection = asyncpg.pool.PoolConnectionProxy
 
 LAG = Gauge("muggins_projector_lag_events", "Events stored but not yet projected",
             ["projector"])
 APPLIED = Counter("muggins_projector_events_total", "Events projected", ["projector"])
+#: Seconds between lag lines in the log while a projector is behind.
+LAG_LOG_EVERY = 10.0
 
-_encode = msgspec.json.Encoder().encode
-_decode_state = msgspec.json.Decoder(GameState).decode
+
+class Projection(Protocol):
+    """What a projector builds and where it keeps it."""
+
+    name: str
+
+    async def project(self, connection: Connection, page: list[RecordedEvent]) -> None:
+        """Fold one page of events into the read model, inside the runner's transaction."""
+
+    async def forget(self, connection: Connection) -> None:
+        """Drop the whole read model (before a rebuild)."""
 
 
-class TableViewsRunner:
-    def __init__(self, pool: asyncpg.Pool, store: EventStore, page_size: int = 2000) -> None:
+class ProjectorRunner:
+    """Feeds one projection every stored event once, in order, and keeps its checkpoint."""
+
+    def __init__(self, pool: asyncpg.Pool, store: EventStore, projection: Projection,
+                 page_size: int = 2000) -> None:
         self.pool = pool
         self.store = store
+        self.projection = projection
+        self.name = projection.name
+        self.reader = f"projector:{projection.name}"
         self.page_size = page_size
+        self._lag_logged_at = 0.0
 
     async def checkpoint(self) -> int:
-        return await self.store.checkpoint(READER)
+        return await self.store.checkpoint(self.reader)
 
     async def rebuild(self) -> None:
         """Drop the read model and its checkpoint: the next catch-up starts at event 0."""
         async with self.pool.acquire() as connection, connection.transaction():
-            await connection.execute(QUERIES["forget_everything"])
-            await connection.execute(QUERIES["reset_checkpoint"], READER)
+            await self.projection.forget(connection)
+            await connection.execute(QUERIES["reset_checkpoint"], self.reader)
 
     async def catch_up(self, on_page: Callable[[int, int], None] | None = None) -> int:
         """Project everything after the checkpoint; return how many events."""
@@ -70,47 +88,33 @@ class TableViewsRunner:
                 return applied
             if await self.apply_page(after, page):
                 applied += len(page)
-                APPLIED.labels(NAME).inc(len(page))
+                APPLIED.labels(self.name).inc(len(page))
             if on_page is not None:
                 on_page(applied, page[-1].position)
+            await self.report_lag(log_now=False)
 
     async def apply_page(self, after: int, page: list[RecordedEvent]) -> bool:
-        """Fold one page and write it with the checkpoint; False if another
-        runner got there first (nothing is written then)."""
-        streams = sorted({event.stream_id for event in page})
-        documents: dict[str, TableViewDocument | None] = dict.fromkeys(streams)
-        for row in await self.pool.fetch(QUERIES["load_documents"], streams):
-            documents[row[0]] = TableViewDocument(
-                row[0], row[1], row[2], row[3], row[4], _decode_state(row[5])
-            )
-        for event in page:
-            document = documents[event.stream_id]
-            if document is not None and event.stream_version <= document.version:
-                continue  # seen already (a replay): nothing to do
-            documents[event.stream_id] = apply(document, event)
-        changed = [d for d in documents.values() if d is not None]
+        """Project one page and move the checkpoint, in one transaction; False
+        if another runner got there first (nothing is written then)."""
         async with self.pool.acquire() as connection, connection.transaction():
-            await connection.execute(QUERIES["create_checkpoint"], READER)
-            current = await connection.fetchval(QUERIES["lock_checkpoint"], READER)
+            await connection.execute(QUERIES["create_checkpoint"], self.reader)
+            current = await connection.fetchval(QUERIES["lock_checkpoint"], self.reader)
             if current != after:
                 return False
-            await connection.execute(
-                QUERIES["save_documents"],
-                [d.stream_id for d in changed],
-                [d.table_id for d in changed],
-                [d.game for d in changed],
-                [d.version for d in changed],
-                [d.position for d in changed],
-                [_encode(d.state).decode() for d in changed],
-                [_encode(d.public_view).decode() for d in changed],
-                [d.state.phase for d in changed],
-            )
-            await connection.execute(QUERIES["move_checkpoint"], READER, page[-1].position)
+            await self.projection.project(connection, page)
+            await connection.execute(QUERIES["move_checkpoint"], self.reader,
+                                     page[-1].position)
         return True
 
-    async def report_lag(self) -> int:
+    async def report_lag(self, log_now: bool = True) -> int:
+        """Events stored but not projected yet: to /metrics always, to the log
+        when behind (at most every LAG_LOG_EVERY seconds)."""
         lag = max(0, await self.store.head_position() - await self.checkpoint())
-        LAG.labels(NAME).set(lag)
+        LAG.labels(self.name).set(lag)
+        now = time.monotonic()
+        if lag and (log_now or now - self._lag_logged_at >= LAG_LOG_EVERY):
+            self._lag_logged_at = now
+            log.info("projector lag", projector=self.name, lag=lag)
         return lag
 
     async def follow(self, stop: asyncio.Event, js: JetStreamContext | None = None,
@@ -120,7 +124,7 @@ class TableViewsRunner:
         if js is not None:
             with contextlib.suppress(Exception):
                 subscription = await js.pull_subscribe(
-                    "muggins.table.*.public", durable=f"projector-{NAME}"
+                    "muggins.table.*.public", durable=f"projector-{self.name}"
                 )
         try:
             await self._keep_up(stop, subscription, poll_interval)

@@ -35,8 +35,20 @@ class Event(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag=True, tag_f
     """Base of every event; the tag is the class name."""
 
 
+class SeatedPlayer(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """Who sat in a seat when the game began: for leaderboards, not for the rules."""
+
+    seat: int
+    #: The player's identity (a bot's is "bot:LEVEL": all bots of a level are one player).
+    player_id: str
+    name: str
+    bot: bool = False
+
+
 class GameStarted(Event, frozen=True, kw_only=True):
     ruleset: Ruleset
+    #: The seats' players at the start (empty for games played outside a table).
+    players: tuple[SeatedPlayer, ...] = ()
 
 
 class HandStarted(Event, frozen=True, kw_only=True):

@@ -30,6 +30,7 @@ from muggins.rules.events import (
     LeaderReason,
     Passed,
     PointsScored,
+    SeatedPlayer,
     SeedSealed,
     TileDrawn,
     TilePlayed,
@@ -179,9 +180,11 @@ def points_if_played(state: GameState, play: Play) -> int:
 # ---------------------------------------------------------------- decide
 
 
-def start_game(ruleset: Ruleset) -> tuple[GameState, list[Event]]:
+def start_game(
+    ruleset: Ruleset, players: tuple[SeatedPlayer, ...] = ()
+) -> tuple[GameState, list[Event]]:
     """A new game: its first event and the state it gives."""
-    events: list[Event] = [GameStarted(ruleset=ruleset)]
+    events: list[Event] = [GameStarted(ruleset=ruleset, players=players)]
     return fold(events), events
 
 

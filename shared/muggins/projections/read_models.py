@@ -1,0 +1,127 @@
+"""Where each projector keeps what it builds: the SQL around the pure folds.
+
+Each class loads what a page of events touches, folds the page with the
+projector's pure functions and writes the result, all on the runner's
+connection, inside the transaction that also moves its checkpoint.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from muggins.eventstore.store import RecordedEvent
+from muggins.projections import leaderboard, table_views
+from muggins.projections.leaderboard import GameTally, Standing
+from muggins.projections.runner import QUERIES, Connection, Projection
+from muggins.projections.table_views import TableViewDocument
+from muggins.rules.events import GameEnded
+from muggins.rules.game import GameState
+
+_encode = msgspec.json.Encoder().encode
+_decode_state = msgspec.json.Decoder(GameState).decode
+_decode_tally = msgspec.json.Decoder(GameTally).decode
+
+
+class TableViews:
+    """Every game's state and public view (table_views)."""
+
+    name = table_views.NAME
+
+    async def project(self, connection: Connection, page: list[RecordedEvent]) -> None:
+        streams = sorted({event.stream_id for event in page})
+        documents: dict[str, TableViewDocument | None] = dict.fromkeys(streams)
+        for row in await connection.fetch(QUERIES["load_documents"], streams):
+            documents[row[0]] = TableViewDocument(
+                row[0], row[1], row[2], row[3], row[4], _decode_state(row[5])
+            )
+        for event in page:
+            document = documents[event.stream_id]
+            if document is not None and event.stream_version <= document.version:
+                continue  # seen already (a replay): nothing to do
+            documents[event.stream_id] = table_views.apply(document, event)
+        changed = [d for d in documents.values() if d is not None]
+        await connection.execute(
+            QUERIES["save_documents"],
+            [d.stream_id for d in changed],
+            [d.table_id for d in changed],
+            [d.game for d in changed],
+            [d.version for d in changed],
+            [d.position for d in changed],
+            [_encode(d.state).decode() for d in changed],
+            [_encode(d.public_view).decode() for d in changed],
+            [d.state.phase for d in changed],
+        )
+
+    async def forget(self, connection: Connection) -> None:
+        await connection.execute(QUERIES["forget_table_views"])
+
+
+class Leaderboard:
+    """Ratings and records per player and preset (leaderboard, leaderboard_games)."""
+
+    name = leaderboard.NAME
+
+    async def project(self, connection: Connection, page: list[RecordedEvent]) -> None:
+        streams = sorted({event.stream_id for event in page})
+        tallies: dict[str, GameTally | None] = dict.fromkeys(streams)
+        #: Rated games only: the last version counted.
+        counted: dict[str, int] = {}
+        for row in await connection.fetch(QUERIES["load_tallies"], streams):
+            counted[row[0]] = row[1]
+            tallies[row[0]] = _decode_tally(row[2]) if row[2] is not None else None
+        finished: list[tuple[GameTally, GameEnded]] = []
+        for recorded in page:
+            stream = recorded.stream_id
+            if recorded.stream_version <= counted.get(stream, 0):
+                continue  # counted already (delivered again): nothing to do
+            event = recorded.event()
+            current = tallies[stream]
+            if isinstance(event, GameEnded):
+                if current is not None:
+                    finished.append((current, event))
+                    counted[stream] = recorded.stream_version
+                tallies[stream] = None
+                continue
+            tallies[stream] = leaderboard.tally(current, stream, event)
+            if tallies[stream] is not None:
+                counted[stream] = recorded.stream_version
+        standings = await self._standings(connection, [game for game, _ in finished])
+        changed: dict[tuple[str, str], Standing] = {}
+        for game, ended in finished:  # in order: each game rates from the one before
+            by_player = {key[1]: s for key, s in standings.items() if key[0] == game.preset}
+            for standing in leaderboard.rate(game, ended, by_player):
+                key = (standing.preset, standing.player_id)
+                standings[key] = changed[key] = standing
+        rated = sorted(counted)
+        await connection.execute(
+            QUERIES["save_tallies"], rated, [counted[s] for s in rated],
+            [_encode(t).decode() if (t := tallies[s]) is not None else None for s in rated],
+        )
+        rows = list(changed.values())
+        await connection.execute(
+            QUERIES["save_standings"],
+            [s.preset for s in rows], [s.player_id for s in rows], [s.name for s in rows],
+            [s.bot for s in rows], [s.mu for s in rows], [s.sigma for s in rows],
+            [s.rating for s in rows], [s.games for s in rows], [s.won for s in rows],
+            [s.drawn for s in rows], [s.hands for s in rows], [s.points for s in rows],
+            [s.best_play for s in rows],
+        )
+
+    async def _standings(self, connection: Connection, games: list[GameTally]
+                         ) -> dict[tuple[str, str], Standing]:
+        keys = sorted({(g.preset, p.player_id) for g in games for p in g.players})
+        if not keys:
+            return {}
+        rows = await connection.fetch(QUERIES["load_standings"], [k[0] for k in keys],
+                                      [k[1] for k in keys])
+        return {(row[0], row[1]): Standing(*row) for row in rows}
+
+    async def forget(self, connection: Connection) -> None:
+        await connection.execute(QUERIES["forget_leaderboard"])
+
+
+#: Every projector, by the name `muggins project` knows it by.
+PROJECTIONS: dict[str, type[Projection]] = {
+    TableViews.name: TableViews,
+    Leaderboard.name: Leaderboard,
+}

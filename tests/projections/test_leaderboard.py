@@ -1,0 +1,192 @@
+"""The leaderboard: openskill ratings and records per player and preset, built
+exactly once from the events, equal to a rebuild."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import asyncpg
+import msgspec
+import pytest
+from openskill.models import PlackettLuce
+
+from muggins.eventstore.store import EventStore
+from muggins.projections.leaderboard import GameTally, Standing, rate, tally
+from muggins.projections.read_models import Leaderboard
+from muggins.projections.runner import ProjectorRunner
+from muggins.rules.events import (
+    Event,
+    GameEnded,
+    GameStarted,
+    HandEnded,
+    PointsScored,
+    SeatedPlayer,
+)
+from muggins.rules.presets import preset
+from muggins.rules.shuffle import game_seed_from_text
+from muggins.selfplay import make_bots, play_game_commands
+
+BOARD = ("SELECT preset, player_id, name, bot, mu, sigma, games, won, drawn, hands, points, "
+         "best_play FROM leaderboard ORDER BY preset, player_id")
+
+PLAYING = "SELECT count(*) FROM leaderboard_games WHERE tally IS NOT NULL"
+PEOPLE = [SeatedPlayer(seat=0, player_id=f"p{i}", name=f"Player {i}") for i in range(5)]
+GREEDY = SeatedPlayer(seat=0, player_id="bot:greedy", name="bot (greedy)", bot=True)
+
+
+def seated(players: list[SeatedPlayer]) -> tuple[SeatedPlayer, ...]:
+    return tuple(msgspec.structs.replace(p, seat=s) for s, p in enumerate(players))
+
+
+def game_with(players: tuple[SeatedPlayer, ...], name: str, seed: str,
+              partners: bool = False) -> list[tuple[str, list[Event]]]:
+    """A whole bot-played game whose first event names ``players``."""
+    rules = preset(name, len(players), partners)
+    game_seed = game_seed_from_text(seed)
+    batches = [(r.actor, list(r.events)) for r in play_game_commands(
+        rules, game_seed, make_bots(["greedy"] * len(players), game_seed))]
+    first = batches[0][1][0]
+    assert isinstance(first, GameStarted)
+    batches[0][1][0] = GameStarted(ruleset=first.ruleset, players=players)
+    return batches
+
+
+async def store_league(store: EventStore, games: int, seed: int = 7) -> None:
+    """``games`` games among five people and a bot, two at a time, interleaved."""
+    rng = random.Random(seed)
+    streams = []
+    for number in range(games):
+        pair = rng.sample([*PEOPLE, GREEDY], 2)
+        name = "playelephant" if number % 3 else "block"
+        streams.append((f"league{number}-g1", game_with(seated(pair), name, f"league/{number}")))
+    versions = dict.fromkeys((s for s, _ in streams), 0)
+    step = 0
+    while any(step < len(batches) for _, batches in streams):
+        appends = []
+        for stream, batches in streams:
+            if step < len(batches):
+                actor, events = batches[step]
+                appends.append(store.append(stream, versions[stream], events, actor=actor))
+                versions[stream] += len(events)
+        await asyncio.gather(*appends)
+        step += 1
+
+
+def played(batches: list[tuple[str, list[Event]]]) -> list[Event]:
+    return [event for _, events in batches for event in events]
+
+
+def tallied(events: list[Event]) -> tuple[GameTally, GameEnded]:
+    current = None
+    for event in events[:-1]:
+        current = tally(current, "s-g1", event)
+    assert current is not None and isinstance(events[-1], GameEnded)
+    return current, events[-1]
+
+
+def test_a_two_player_game_is_rated_by_openskill_and_recorded() -> None:
+    ana, bob = PEOPLE[0], PEOPLE[1]
+    events = played(game_with(seated([ana, bob]), "playelephant", "lb/1"))
+    game, ended = tallied(events)
+    standings = {s.player_id: s for s in rate(game, ended, {})}
+    winner = ended.winner_side
+    assert winner is not None
+    model = PlackettLuce()
+    expected = model.rate([[model.rating()], [model.rating()]],
+                          ranks=[0.0 if side == winner else 1.0 for side in (0, 1)])
+    for seat, player in enumerate((ana, bob)):
+        standing = standings[player.player_id]
+        assert standing.mu == pytest.approx(expected[seat][0].mu)
+        assert standing.sigma == pytest.approx(expected[seat][0].sigma)
+        assert standing.games == 1 and standing.won == (seat == winner) and standing.drawn == 0
+        assert standing.hands == sum(isinstance(e, HandEnded) for e in events)
+        assert standing.points == sum(e.points for e in events
+                                      if isinstance(e, PointsScored) and e.seat == seat)
+        assert standing.best_play == max(
+            [e.points for e in events
+             if isinstance(e, PointsScored) and e.seat == seat and e.reason == "count"],
+            default=0)
+        assert not standing.bot
+    assert standings[[ana, bob][winner].player_id].mu > 25 > standings[
+        [ana, bob][1 - winner].player_id].mu
+
+
+def test_partners_are_one_team_and_bots_are_rated_but_marked() -> None:
+    players = seated([PEOPLE[0], GREEDY, PEOPLE[1], PEOPLE[2]])
+    events = played(game_with(players, "playelephant", "lb/2", partners=True))
+    game, ended = tallied(events)
+    assert game.sides == (0, 1, 0, 1)
+    standings = {s.player_id: s for s in rate(game, ended, {})}
+    assert standings["bot:greedy"].bot and standings["bot:greedy"].name == "bot (greedy)"
+    # Partners moved together, from the same start.
+    assert standings["p0"].mu == pytest.approx(standings["p1"].mu)
+    assert (standings["p0"].mu > 25) == (ended.winner_side == 0)
+
+
+def test_one_identity_in_two_seats_is_rated_once_and_a_draw_counts_as_drawn() -> None:
+    players = seated([PEOPLE[0], GREEDY, GREEDY, PEOPLE[1]])
+    events = played(game_with(players, "playelephant", "lb/3", partners=True))
+    game, _ = tallied(events)
+    drawn = GameEnded(winner_side=None, scores=(100, 100))
+    standings = rate(game, drawn, {})
+    assert sorted(s.player_id for s in standings) == ["bot:greedy", "p0", "p1"]
+    assert all(s.drawn == 1 and s.won == 0 and s.games == 1 for s in standings)
+
+
+def test_games_without_players_are_not_tallied() -> None:
+    rules = preset("block", 2, False)
+    assert tally(None, "x-g1", GameStarted(ruleset=rules)) is None
+    assert tally(None, "x-g1", HandEnded(hand=1, outcome="blocked", winner_side=None,
+                                         winner_seat=None, pips=(1, 1), hands=((), ()),
+                                         seed="00")) is None
+
+
+async def board(pool: asyncpg.Pool) -> list[tuple[object, ...]]:
+    return [tuple(row) for row in await pool.fetch(BOARD)]
+
+
+async def test_the_board_built_live_twice_delivered_and_rebuilt_is_the_same(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    await store_league(store, 30)
+    runner = ProjectorRunner(pool, store, Leaderboard(), page_size=89)
+    await runner.catch_up()
+    once = await board(pool)
+    assert {row[1] for row in once} == {"p0", "p1", "p2", "p3", "p4", "bot:greedy"}
+    assert {row[0] for row in once} == {"playelephant", "block"}
+    assert sum(int(str(row[6])) for row in once) == 60  # two players a game
+    assert await pool.fetchval(PLAYING) == 0
+    # Everything delivered again changes nothing ...
+    await pool.execute("UPDATE checkpoints SET position = 0 WHERE reader = $1", runner.reader)
+    await runner.catch_up()
+    assert await board(pool) == once
+    # ... and a rebuild in one sweep gives the same board as page by page.
+    await runner.rebuild()
+    assert await board(pool) == []
+    await ProjectorRunner(pool, store, Leaderboard(), page_size=5000).catch_up()
+    assert await board(pool) == once
+    top = await pool.fetchrow(BOARD)
+    assert top is not None
+    standing = Standing(*top.values())
+    assert standing.rating == pytest.approx(standing.mu - 3 * standing.sigma)
+
+
+async def test_a_game_half_projected_keeps_its_tally_until_it_ends(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    batches = game_with(seated([PEOPLE[0], PEOPLE[1]]), "playelephant", "lb/half")
+    version = 0
+    for actor, events in batches[: len(batches) // 2]:
+        await store.append("half-g1", version, events, actor=actor)
+        version += len(events)
+    runner = ProjectorRunner(pool, store, Leaderboard())
+    await runner.catch_up()
+    assert await pool.fetchval(PLAYING) == 1
+    assert await board(pool) == []
+    for actor, events in batches[len(batches) // 2 :]:
+        await store.append("half-g1", version, events, actor=actor)
+        version += len(events)
+    await runner.catch_up()
+    assert await pool.fetchval(PLAYING) == 0
+    assert len(await board(pool)) == 2
