@@ -1,9 +1,11 @@
 """Projector rebuild speed: events per second over 100,000 stored events.
 
-Stores self-played games until 100,000 events are there, then rebuilds the
-table-views read model from event 0 (read, fold, write with the checkpoint,
-page by page) and prints the rate.  The bar (projectors issue): at least
-20,000 events/s for the table-view projector on this machine.
+Stores self-played games until 100,000 events are there (each naming its
+players, drawn from a pool of 50 people and the bots, so the leaderboard has
+real work), then rebuilds each projector's read model from event 0 (read,
+fold, write with the checkpoint, page by page) and prints its rate.  The bar
+(projectors issue): at least 20,000 events/s for the table-view projector on
+this machine.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ import asyncio
 import sys
 import time
 
-from muggins.projections.read_models import TableViews
+from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner
-from muggins.rules.events import Event
+from muggins.rules.events import Event, GameStarted, SeatedPlayer
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.selfplay import make_bots, play_game
@@ -38,21 +40,38 @@ def games() -> list[list[Event]]:
     return result
 
 
+def with_players(number: int, events: list[Event]) -> list[Event]:
+    """The game with a roster in its first event: people from a pool of 50, some bots."""
+    first = events[0]
+    assert isinstance(first, GameStarted)
+    players = []
+    for seat in range(first.ruleset.seats):
+        person = (number * 7 + seat * 13) % 53
+        players.append(
+            SeatedPlayer(seat=seat, player_id=f"person-{person}", name=f"Person {person}")
+            if person < 50
+            else SeatedPlayer(seat=seat, player_id="bot:greedy", name="bot (greedy)", bot=True)
+        )
+    return [GameStarted(ruleset=first.ruleset, players=tuple(players)), *events[1:]]
+
+
 async def main() -> int:
-    played = games()
+    played = [with_players(n, events) for n, events in enumerate(games())]
+    rates = {}
     async with scratch_store() as store:
         await store_games(store, played, "b")
         total = await store.head_position()
-        runner = ProjectorRunner(store.pool, store, TableViews())
-        await runner.rebuild()
-        began = time.perf_counter()
-        count = await runner.catch_up()
-        seconds = time.perf_counter() - began
-    rate = count / seconds
-    print(f"table-views: rebuilt {count} events ({total} stored, {len(played)} games) "
-          f"in {seconds:.1f} s: {rate:,.0f} events/s (bar: 20,000)")
-    met = rate >= 20_000
-    print("bar met" if met else "BAR MISSED")
+        for name, projection in PROJECTIONS.items():
+            runner = ProjectorRunner(store.pool, store, projection())
+            await runner.rebuild()
+            began = time.perf_counter()
+            count = await runner.catch_up()
+            seconds = time.perf_counter() - began
+            rates[name] = count / seconds
+            print(f"{name}: rebuilt {count} events ({total} stored, {len(played)} games) "
+                  f"in {seconds:.1f} s: {rates[name]:,.0f} events/s", flush=True)
+    met = rates["table-views"] >= 20_000
+    print("bar (table-views at least 20,000 events/s): " + ("met" if met else "MISSED"))
     return 0 if met else 1
 
 
