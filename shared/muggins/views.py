@@ -24,12 +24,26 @@ class ArmView(msgspec.Struct, frozen=True):
     open: int | None
 
 
+class SpinnerView(msgspec.Struct, frozen=True):
+    """Where a spinner lies, so a board can draw its short sides' arms."""
+
+    tile: Tile
+    #: The arm it lies on, or -1 for the lead.
+    arm: int
+    #: Its index in that arm (0 for the lead).
+    position: int
+    #: The two arms its short sides start.
+    short_arms: tuple[int, int]
+
+
 class LayoutView(msgspec.Struct, frozen=True):
     lead: Tile | None
     arms: list[ArmView]
     count: int
     #: The tiles that are spinners, in the order they were played.
     spinners: list[Tile]
+    #: The same spinners with where they lie.
+    spinner_places: list[SpinnerView] = []
 
 
 class SeatInfo(msgspec.Struct, frozen=True):
@@ -83,6 +97,8 @@ def layout_view(state: GameState) -> LayoutView:
         arms=arms,
         count=layout.count,
         spinners=[s.tile for s in layout.spinners],
+        spinner_places=[SpinnerView(s.tile, s.arm, s.position, s.short_arms)
+                        for s in layout.spinners],
     )
 
 

@@ -41,7 +41,8 @@ async def test_a_person_plays_a_whole_game_against_a_bot(
     table = await create(service, preset="playelephant", seats=2,
                          bots=[{"seat": 1, "level": "greedy"}])
     assert table["status"] == "waiting" and table["seats"][1]["bot"] is True
-    assert table["share_link"].endswith(f"/tables/{table['table_id']}")
+    assert table["share_link"].endswith(f"/play/{table['table_id']}")
+    assert table["spectator_link"].endswith(f"/watch/{table['table_id']}")
     assert any(line["topic"] == "Scoring" for line in table["rules"])
     granted = await sit(service, table["table_id"], 0, "Ana")
     player = await SeatClient.connect(service.ws_url, table["table_id"], granted["token"])

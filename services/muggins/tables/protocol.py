@@ -149,7 +149,22 @@ class GameStartedMessage(msgspec.Struct, frozen=True, tag="game"):
     game: int
 
 
-ServerMessage = Welcome | EventMessage | ViewMessage | ErrorMessage | GameStartedMessage
+class SpectatorsMessage(msgspec.Struct, frozen=True, tag="spectators"):
+    """How many watch the table now."""
+
+    count: int
+
+
+class SpectatorCount(msgspec.Struct, frozen=True):
+    """On the bus: how many watch a table through one process."""
+
+    process: str
+    count: int
+
+
+ServerMessage = (
+    Welcome | EventMessage | ViewMessage | ErrorMessage | GameStartedMessage | SpectatorsMessage
+)
 encode = msgspec.json.Encoder().encode
 
 

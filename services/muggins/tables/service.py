@@ -31,7 +31,7 @@ from muggins.bots import GreedyBot, make_bot
 from muggins.eventstore.store import ConcurrencyError, EventStore
 from muggins.logs import log_context
 from muggins.rules.commands import AnyCommand, CallMuggins, StartHand
-from muggins.rules.describe import describe
+from muggins.rules.describe import Language, describe
 from muggins.rules.errors import IllegalMove, InvalidRuleset
 from muggins.rules.events import SeatedPlayer
 from muggins.rules.game import GameState, fold, play, start_game
@@ -85,6 +85,11 @@ def game_stream(table_id: str, game: int) -> str:
 def control_subject(table_id: str) -> str:
     """Where a table announces that it started a new game (core NATS)."""
     return f"muggins.control.{table_id}"
+
+
+def spectators_subject(table_id: str) -> str:
+    """Where each process says how many watch a table through it (core NATS)."""
+    return f"muggins.spectators.{table_id}"
 
 
 def token_hash(token: str) -> bytes:
@@ -248,9 +253,9 @@ class TableService:
 
     def links(self, table_id: str) -> tuple[str, str]:
         base = self.options.base_url.rstrip("/")
-        return f"{base}/tables/{table_id}", f"{base}/tables/{table_id}/watch"
+        return f"{base}/play/{table_id}", f"{base}/watch/{table_id}"
 
-    async def info(self, table_id: str) -> TableInfo:
+    async def info(self, table_id: str, language: Language = "en") -> TableInfo:
         record = await self.table(table_id)
         status = "waiting"
         if record.game:
@@ -263,7 +268,7 @@ class TableService:
             status=status,  # type: ignore[arg-type]
             game=record.game,
             turn_clock_seconds=record.turn_clock_seconds,
-            rules=[RuleLine(topic, text) for topic, text in describe(record.ruleset)],
+            rules=[RuleLine(topic, text) for topic, text in describe(record.ruleset, language)],
             ruleset=msgspec.structs.asdict(record.ruleset),
             seats=[
                 SeatSummary(s.seat, record.names[s.seat], s.is_bot, s.bot_level,

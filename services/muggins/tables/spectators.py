@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -32,11 +33,12 @@ from muggins.rules.game import GameState, evolve
 from muggins.tables.protocol import (
     EventMessage,
     GameStartedMessage,
+    SpectatorCount,
     ViewMessage,
     Welcome,
     encode,
 )
-from muggins.tables.service import control_subject, game_stream
+from muggins.tables.service import control_subject, game_stream, spectators_subject
 from muggins.views import game_view
 
 log = structlog.get_logger(__name__)
@@ -318,6 +320,8 @@ class SpectatorFeeds:
         self.nats = nats
         self.store = store
         self.seats_of = seats_of
+        #: Names this process in spectator counts on the bus.
+        self.process = uuid.uuid4().hex
         self._feeds: dict[str, TableFeed] = {}
         self._starting: dict[str, asyncio.Task[TableFeed]] = {}
 
@@ -350,11 +354,25 @@ class SpectatorFeeds:
         self._feeds[table_id] = feed
         return feed
 
+    async def join(self, table_id: str, since: int | None = None,
+                   game: int | None = None) -> tuple[TableFeed, Spectator]:
+        """A new spectator of the table (see TableFeed.join); the players are told."""
+        feed = await self.feed(table_id)
+        spectator = feed.join(since, game)
+        await self._tell_players(feed)
+        return feed, spectator
+
     async def leave(self, feed: TableFeed, spectator: Spectator) -> None:
         feed.leave(spectator)
+        with contextlib.suppress(Exception):  # the bus may be away; the count is a courtesy
+            await self._tell_players(feed)
         if not feed.spectators and self._feeds.get(feed.table_id) is feed:
             del self._feeds[feed.table_id]
             await feed.close()
+
+    async def _tell_players(self, feed: TableFeed) -> None:
+        await self.nats.publish(spectators_subject(feed.table_id), encode(
+            SpectatorCount(self.process, len(feed.spectators))))
 
     async def close(self) -> None:
         for feed in list(self._feeds.values()):

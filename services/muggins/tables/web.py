@@ -28,16 +28,19 @@ from litestar.status_codes import (
     HTTP_409_CONFLICT,
     HTTP_503_SERVICE_UNAVAILABLE,
 )
+from litestar.types import ControllerRouterHandler
 from nats.aio.msg import Msg
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.bus.jetstream import bus_message_decoder, subject
+from muggins.client.pages import client_routes
 from muggins.logs import log_context
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import QUERIES as VIEW_QUERIES
 from muggins.projections.runner import ProjectorRunner
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
+from muggins.rules.describe import LANGUAGES
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import event_encoder, visible_to
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
@@ -53,6 +56,8 @@ from muggins.tables.protocol import (
     Rematch,
     SeatGranted,
     Since,
+    SpectatorCount,
+    SpectatorsMessage,
     TableInfo,
     TakeSeat,
     ViewMessage,
@@ -69,6 +74,7 @@ from muggins.tables.service import (
     TableService,
     control_subject,
     game_stream,
+    spectators_subject,
 )
 from muggins.tables.spectators import SpectatorFeeds, TableSeats
 from muggins.views import game_view
@@ -91,6 +97,9 @@ class Runtime:
     feeds: SpectatorFeeds
     projectors: list[ProjectorRunner] = field(default_factory=list)
     sessions: set[PlaySession] = field(default_factory=set)
+
+
+_decode_count = msgspec.json.Decoder(SpectatorCount).decode
 
 
 def _runtime(request: Request | WebSocket) -> Runtime:  # type: ignore[type-arg]
@@ -119,10 +128,13 @@ async def create_table(
 
 @get("/tables/{table_id:str}", summary="A table: its rules in words and its seats")
 async def get_table(
-    request: Request, table_id: FromPath[str]  # type: ignore[type-arg]
+    request: Request, table_id: FromPath[str], lang: FromQuery[str] = "en"  # type: ignore[type-arg]
 ) -> TableInfo:
+    if lang not in LANGUAGES:
+        raise HTTPException(status_code=HTTP_400_BAD_REQUEST,
+                            detail=f"unknown language {lang!r}; choose from {', '.join(LANGUAGES)}")
     try:
-        return await _runtime(request).service.info(table_id)
+        return await _runtime(request).service.info(table_id, lang)
     except TableNotFound as error:
         raise _http_error(error) from None
 
@@ -181,6 +193,8 @@ class PlayingTable(msgspec.Struct, frozen=True):
     version: int
     view: msgspec.Raw
     watch_link: str
+    #: Who sits where now (the view itself comes from the events, which carry no names).
+    names: list[str | None] = []
 
 
 class Lobby(msgspec.Struct, frozen=True):
@@ -204,7 +218,7 @@ async def lobby(
     ]
     playing = [
         PlayingTable(row[0], row[1], row[2], msgspec.Raw(row[3].encode()),
-                     service.links(row[0])[1])
+                     service.links(row[0])[1], list(row[4] or []))
         for row in await pool.fetch(VIEW_QUERIES["playing"], limit)
     ]
     return Lobby(open_tables, playing)
@@ -327,6 +341,8 @@ class PlaySession:
         self.tokens = self.burst
         self.refilled = time.monotonic()
         self.send_lock = asyncio.Lock()
+        #: How many watch the table, by the process they watch through.
+        self.spectator_counts: dict[str, int] = {}
 
     async def send(self, message: object) -> None:
         async with self.send_lock:
@@ -388,15 +404,21 @@ class PlaySession:
         self.subscriptions.append(
             await nc.subscribe(control_subject(self.table_id), cb=self.on_control)
         )
+        self.subscriptions.append(
+            await nc.subscribe(spectators_subject(self.table_id), cb=self.on_spectators)
+        )
+        feeds = self.runtime.feeds
+        self.spectator_counts[feeds.process] = feeds.watching(self.table_id)
         record = await self.service.table(self.table_id)
         await self.follow(record.game, since)
 
     async def follow(self, game: int, since: int | None) -> None:
         """Subscribe to a game's subjects, then catch up from the store."""
-        for subscription in self.subscriptions[1:]:
+        # The first two (table control, spectator counts) stay for the session.
+        for subscription in self.subscriptions[2:]:
             with contextlib.suppress(Exception):
                 await subscription.unsubscribe()  # type: ignore[attr-defined]
-        del self.subscriptions[1:]
+        del self.subscriptions[2:]
         self.game = game
         self.pending.clear()
         record = await self.service.table(self.table_id)
@@ -435,6 +457,13 @@ class PlaySession:
     async def on_control(self, message: Msg) -> None:
         await self.inbox.put(("control", message.data, ""))
 
+    async def on_spectators(self, message: Msg) -> None:
+        await self.inbox.put(("spectators", message.data, ""))
+
+    @property
+    def watching(self) -> int:
+        return sum(self.spectator_counts.values())
+
     async def on_event(self, message: Msg) -> None:
         await self.inbox.put(("event", message.data, message.subject))
 
@@ -444,6 +473,14 @@ class PlaySession:
                 kind, data, subject_name = await asyncio.wait_for(self.inbox.get(), IDLE_CHECK)
             except TimeoutError:
                 await self.repair()
+                continue
+            if kind == "spectators":
+                with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
+                    count = _decode_count(data)
+                    before = self.watching
+                    self.spectator_counts[count.process] = count.count
+                    if self.watching != before:
+                        await self.send(SpectatorsMessage(self.watching))
                 continue
             if kind == "control":
                 game = int(data.decode())
@@ -504,8 +541,7 @@ class PlaySession:
         self.viewed_version = version
         view = game_view(state, self.seat, record.names, record.bots)
         left = self.service.seconds_left(self.table_id, version, record.turn_clock_seconds)
-        await self.send(ViewMessage(self.game, version, view, left,
-                                    self.runtime.feeds.watching(self.table_id)))
+        await self.send(ViewMessage(self.game, version, view, left, self.watching))
 
     async def decode(self, raw: str | bytes) -> object:
         if len(raw) > MAX_MESSAGE_BYTES:
@@ -575,9 +611,9 @@ async def _watch_socket_loop(socket: WebSocket, runtime: Runtime, table_id: str,
                              since: int | None) -> None:
     """Send the feed to one spectator; read only ``since`` (to resume) from it."""
     feeds = runtime.feeds
-    feed = await feeds.feed(table_id)
+    feed, first = await feeds.join(table_id, since)
     #: The spectator's place in the feed; a resume ("since") replaces it.
-    current = [feed.join(since)]
+    current = [first]
 
     async def send_loop() -> None:
         while True:
@@ -665,10 +701,9 @@ async def table_events(
     game, version = _resume_point(request.headers.get("last-event-id"), since)
     runtime = _runtime(request)
     try:
-        feed = await runtime.feeds.feed(table_id)
+        feed, spectator = await runtime.feeds.join(table_id, version, game)
     except TableNotFound as error:
         raise _http_error(error) from None
-    spectator = feed.join(version, game)
 
     async def messages() -> AsyncIterator[ServerSentEventMessage]:
         try:
@@ -758,11 +793,13 @@ def create_app(
         return Response({"status_code": 400, "detail": "the request body is nested too deeply"},
                         status_code=HTTP_400_BAD_REQUEST)
 
-    readers = [get_table, healthz, readyz, watch_socket, table_events, lobby, table_view,
-               leaderboard, metrics]
-    players = [create_table, take_seat, play_socket]
+    readers: list[ControllerRouterHandler] = [
+        get_table, healthz, readyz, watch_socket, table_events, lobby, table_view, leaderboard,
+        metrics,
+    ]
+    players: list[ControllerRouterHandler] = [create_table, take_seat, play_socket]
     return Litestar(
-        route_handlers=readers + (players if options.role == "all" else []),
+        route_handlers=readers + (players if options.role == "all" else []) + client_routes(),
         exception_handlers={RecursionError: too_deep},
         lifespan=[lifespan],
         request_max_body_size=MAX_BODY_BYTES,

@@ -31,8 +31,10 @@ SELECT game, version, public_view::text, phase FROM table_views
  WHERE table_id = $1 ORDER BY game DESC LIMIT 1;
 
 -- name: playing
-SELECT table_id, game, version, public_view::text FROM table_views
- WHERE phase IN ('playing', 'between-hands') ORDER BY updated_at DESC LIMIT $1;
+SELECT v.table_id, v.game, v.version, v.public_view::text,
+       (SELECT array_agg(s.name ORDER BY s.seat) FROM seats s WHERE s.table_id = v.table_id)
+  FROM table_views v
+ WHERE v.phase IN ('playing', 'between-hands') ORDER BY v.updated_at DESC LIMIT $1;
 
 -- name: open_tables
 SELECT t.table_id, t.ruleset::text, count(*) FILTER (WHERE s.name IS NULL) AS free,

@@ -1,0 +1,1 @@
+"""The web client: pages and their static files (no build step)."""

@@ -1,0 +1,113 @@
+"""The browser's pages and what only they need from the API.
+
+The pages are static HTML, CSS and JavaScript modules under ``static/``
+(no build step: what is committed is what runs).  Each page route answers
+the same file for any id; the page reads the id from its address.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+from litestar import Request, Response, get
+from litestar.exceptions import HTTPException
+from litestar.params import FromPath, FromQuery
+from litestar.static_files import create_static_files_router
+from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_404_NOT_FOUND, HTTP_409_CONFLICT
+from litestar.types import ControllerRouterHandler
+
+from muggins.replay.browser import HandReplay, hand_replay
+from muggins.replay.record import RecordError, StoredEvent
+from muggins.rules.describe import LANGUAGES, Language, describe
+from muggins.rules.errors import InvalidRuleset
+from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
+from muggins.tables.protocol import RuleLine
+
+STATIC = Path(__file__).parent / "static"
+#: Pages are small and change with each release: always revalidated.
+NO_CACHE = {"Cache-Control": "no-cache"}
+
+
+def _page(name: str) -> Response[bytes]:
+    return Response((STATIC / name).read_bytes(), media_type="text/html; charset=utf-8",
+                    headers=NO_CACHE)
+
+
+@get("/", include_in_schema=False)
+async def lobby_page() -> Response[bytes]:
+    return _page("lobby.html")
+
+
+@get(["/play/{table_id:str}", "/watch/{table_id:str}"], include_in_schema=False)
+async def table_page(table_id: FromPath[str]) -> Response[bytes]:
+    return _page("table.html")
+
+
+@get("/replay/{table_id:str}/{hand:int}", include_in_schema=False)
+async def replay_page(table_id: FromPath[str], hand: FromPath[int]) -> Response[bytes]:
+    return _page("replay.html")
+
+
+def _language(lang: str) -> Language:
+    if lang not in LANGUAGES:
+        raise HTTPException(status_code=HTTP_400_BAD_REQUEST,
+                            detail=f"unknown language {lang!r}; choose from {', '.join(LANGUAGES)}")
+    return lang
+
+
+class PresetChoice(msgspec.Struct, frozen=True):
+    preset: str
+    default: bool
+    #: False when the preset does not allow this seating (``reason`` says why).
+    available: bool
+    reason: str | None
+    rules: list[RuleLine]
+
+
+@get("/presets", summary="Every preset, its rules in words, for a seating and language")
+async def presets(
+    seats: FromQuery[int] = 2, partnerships: FromQuery[bool] = False,
+    lang: FromQuery[str] = "en",
+) -> list[PresetChoice]:
+    language = _language(lang)
+    if not 2 <= seats <= 4:
+        raise HTTPException(status_code=HTTP_400_BAD_REQUEST, detail="seats is 2, 3 or 4")
+    choices = []
+    for name in PRESETS:
+        try:
+            rules = preset(name, seats, partnerships)
+        except InvalidRuleset as error:
+            choices.append(PresetChoice(name, name == DEFAULT_PRESET, False, str(error), []))
+            continue
+        choices.append(PresetChoice(
+            name, name == DEFAULT_PRESET, True, None,
+            [RuleLine(topic, text) for topic, text in describe(rules, language)],
+        ))
+    return choices
+
+
+@get("/tables/{table_id:str}/games/{game:int}/hands/{hand:int}/replay",
+     summary="A finished hand, step by step with every hand visible, and its verification")
+async def replay_data(
+    request: Request,  # type: ignore[type-arg]
+    table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
+) -> HandReplay:
+    store = request.app.state.runtime.infra.store
+    recorded = await store.read_stream(f"{table_id}-g{game}")
+    if not recorded:
+        raise HTTPException(status_code=HTTP_404_NOT_FOUND,
+                            detail=f"table {table_id!r} has no game {game}")
+    stored = [StoredEvent(r.stream_version, r.event()) for r in recorded]
+    try:
+        return hand_replay(stored, table_id, game, hand)
+    except RecordError as error:
+        status = HTTP_409_CONFLICT if "still being played" in str(error) else HTTP_404_NOT_FOUND
+        raise HTTPException(status_code=status, detail=str(error)) from None
+
+
+def client_routes() -> list[ControllerRouterHandler]:
+    """Everything the browser client adds to the app."""
+    static = create_static_files_router(path="/static", directories=[STATIC],
+                                        include_in_schema=False)
+    return [lobby_page, table_page, replay_page, presets, replay_data, static]

@@ -1,0 +1,154 @@
+// The lobby: create a table, see open tables and games being played, the leaderboard.
+import { api, el } from "./common.js";
+import { language, t, translatePage } from "./i18n.js";
+
+const $ = (id) => document.getElementById(id);
+let presets = [];
+// The preset the reader picked (null: the default); kept while the seating
+// changes, even through a seating it does not allow.
+let wanted = null;
+let boardPage = 1;
+const PER_PAGE = 20;
+
+let presetRequest = 0;
+
+async function loadPresets() {
+  const seats = Number($("seats").value);
+  const partnerships = $("partnerships").checked;
+  const request = ++presetRequest;
+  const answer = await api(`/presets?seats=${seats}&partnerships=${partnerships}&lang=${language()}`);
+  if (request !== presetRequest) return; // the seating changed again meanwhile
+  presets = answer;
+  const select = $("preset");
+  select.replaceChildren(...presets.map((p) => el("option", { value: p.preset }, p.preset)));
+  const chosen = presets.find((p) => p.preset === wanted)
+    ?? presets.find((p) => p.default) ?? presets[0];
+  if (chosen) select.value = chosen.preset;
+  showRules();
+  const boardSelect = $("board-preset");
+  if (!boardSelect.options.length) {
+    boardSelect.replaceChildren(...presets.map((p) => el("option", { value: p.preset }, p.preset)));
+    boardSelect.value = presets.find((p) => p.default)?.preset ?? presets[0].preset;
+  }
+}
+
+function showRules() {
+  const choice = presets.find((p) => p.preset === $("preset").value);
+  const unavailable = $("preset-unavailable");
+  unavailable.hidden = !choice || choice.available;
+  if (choice && !choice.available) unavailable.textContent = t("lobby.unavailable", { reason: choice.reason });
+  $("create-button").disabled = !choice || !choice.available;
+  $("rules").replaceChildren(...(choice ? choice.rules.flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]) : []));
+}
+
+function showBotSeats() {
+  const seats = Number($("seats").value);
+  const holder = $("bot-seats");
+  const previous = [...holder.querySelectorAll("select")].map((s) => s.value);
+  holder.replaceChildren();
+  for (let seat = 0; seat < seats; seat += 1) {
+    const fallback = seat === 0 ? "person" : "greedy";
+    const select = el("select", { id: `seat-${seat}`, name: `seat-${seat}` },
+      el("option", { value: "person" }, t("lobby.person")),
+      el("option", { value: "random" }, t("lobby.botRandom")),
+      el("option", { value: "greedy" }, t("lobby.botGreedy")));
+    select.value = previous[seat] ?? fallback;
+    holder.append(el("label", { for: `seat-${seat}` }, t("lobby.seat", { seat })), select);
+  }
+}
+
+async function createTable(event) {
+  event.preventDefault();
+  const error = $("create-error");
+  error.hidden = true;
+  const seats = Number($("seats").value);
+  const bots = [];
+  for (let seat = 0; seat < seats; seat += 1) {
+    const level = $(`seat-${seat}`).value;
+    if (level !== "person") bots.push({ seat, level });
+  }
+  const body = {
+    preset: $("preset").value,
+    seats,
+    partnerships: $("partnerships").checked,
+    bots,
+    turn_clock_seconds: Number($("clock").value) || 60,
+  };
+  const target = $("target").value.trim();
+  if (target) body.overrides = { target: Number(target) };
+  try {
+    const table = await api("/tables", { method: "POST", body: JSON.stringify(body) });
+    const link = `${location.origin}/play/${table.table_id}`;
+    $("share-link").value = link;
+    $("go-to-table").href = `/play/${table.table_id}`;
+    $("created").hidden = false;
+    refreshTables();
+  } catch (problem) {
+    error.textContent = problem.message;
+    error.hidden = false;
+  }
+}
+
+async function refreshTables() {
+  let lobby;
+  try {
+    lobby = await api("/lobby?limit=30");
+  } catch {
+    return; // try again at the next refresh
+  }
+  const open = lobby.open.map((table) => el("li", {},
+    el("span", {}, `${table.preset} · `, t("lobby.freeSeats", { free: table.free_seats, seats: table.seats })),
+    el("a", { class: "button", href: `/play/${table.table_id}` }, t("lobby.join"))));
+  $("open-tables").replaceChildren(...(open.length ? open : [el("li", { class: "muted" }, t("lobby.none"))]));
+  const playing = lobby.playing.map((table) => el("li", {},
+    el("span", {}, table.names.map((name) => name ?? "?").join(" · "), " — ", table.view.scores.join(" : ")),
+    el("a", { class: "button secondary", href: `/watch/${table.table_id}` }, t("lobby.watch"))));
+  $("playing-tables").replaceChildren(...(playing.length ? playing : [el("li", { class: "muted" }, t("lobby.none"))]));
+}
+
+async function refreshBoard() {
+  const preset = $("board-preset").value;
+  if (!preset) return;
+  const board = await api(`/leaderboard?preset=${encodeURIComponent(preset)}&page=${boardPage}&per_page=${PER_PAGE}`);
+  const rows = board.players.map((line) => el("tr", {},
+    el("td", { class: "num" }, line.rank),
+    el("td", {}, line.name, line.bot ? el("span", { class: "badge bot" }, t("bot")) : null),
+    el("td", { class: "num" }, line.rating.toFixed(1)),
+    el("td", { class: "num" }, line.games),
+    el("td", { class: "num" }, line.won),
+    el("td", { class: "num" }, line.points_per_hand.toFixed(1)),
+    el("td", { class: "num" }, line.best_play)));
+  $("board-rows").replaceChildren(...(rows.length ? rows : [el("tr", {}, el("td", { colspan: 7, class: "muted" }, t("board.empty")))]));
+  $("board-page").textContent = t("board.page", { page: boardPage });
+  $("board-prev").disabled = boardPage <= 1;
+  $("board-next").disabled = boardPage * PER_PAGE >= board.total;
+}
+
+async function start() {
+  translatePage(() => { showBotSeats(); loadPresets(); refreshTables(); refreshBoard(); });
+  showBotSeats();
+  $("seats").addEventListener("change", () => {
+    const four = $("seats").value === "4";
+    $("partnerships").disabled = !four;
+    if (!four) $("partnerships").checked = false;
+    showBotSeats();
+    loadPresets();
+  });
+  $("partnerships").addEventListener("change", loadPresets);
+  $("preset").addEventListener("change", () => { wanted = $("preset").value; showRules(); });
+  $("create-form").addEventListener("submit", createTable);
+  $("copy-link").addEventListener("click", async () => {
+    $("share-link").select();
+    try { await navigator.clipboard.writeText($("share-link").value); } catch { document.execCommand("copy"); }
+    $("copy-link").textContent = t("lobby.copied");
+  });
+  $("board-preset").addEventListener("change", () => { boardPage = 1; refreshBoard(); });
+  $("board-prev").addEventListener("click", () => { boardPage -= 1; refreshBoard(); });
+  $("board-next").addEventListener("click", () => { boardPage += 1; refreshBoard(); });
+  await loadPresets();
+  await Promise.all([refreshTables(), refreshBoard()]);
+  setInterval(refreshTables, 5000);
+  setInterval(refreshBoard, 15000);
+}
+
+start();
