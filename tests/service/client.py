@@ -82,7 +82,8 @@ class SeatClient:
         while time.monotonic() < deadline:
             if self.view and self.view["phase"] == "game-over":
                 return
-            if self.my_turn() and self.messages[-1]["type"] in ("view", "welcome") and (
+            last = next(m for m in reversed(self.messages) if m["type"] != "spectators")
+            if self.my_turn() and last["type"] in ("view", "welcome") and (
                 self.played_at < self.version
             ):
                 self.played_at = self.version

@@ -411,6 +411,10 @@ async def test_lobby_table_view_and_metrics_come_from_the_read_model(service: Ru
         await asyncio.sleep(0.05)
     assert view is not None and view["view"]["tiles"] is None
     assert {s["seat"] for s in view["view"]["seats"]} == {0, 1}
+    assert [(s["name"], s["bot"]) for s in view["view"]["seats"]] == [
+        ("bot (greedy)", True), ("bot (random)", True)]
+    assert view["preset"] == "playelephant" and view["ruleset"]["seats"] == 2
+    assert "spinner" in view["summary"]
     lobby = (await service.http.get("/lobby")).json()
     assert waiting["table_id"] in {t["table_id"] for t in lobby["open"]}
     assert table["table_id"] not in {t["table_id"] for t in lobby["open"]}

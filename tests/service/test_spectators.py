@@ -4,16 +4,18 @@ last version seen, nothing hidden before the hand ends, and hundreds at once."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
 
 import websockets
 
+from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.rules.events import event_encoder, visible_to
 from tests.service.client import SeatClient
-from tests.service.conftest import Running
+from tests.service.conftest import FAST, Running, serve
 from tests.service.test_play import create, sit
 from tests.service.test_service import human_vs_bot, watch
 
@@ -158,11 +160,20 @@ async def test_a_websocket_spectator_resumes_with_since(service: Running) -> Non
 async def test_players_see_how_many_watch(service: Running) -> None:
     table_id, player = await human_vs_bot(service)
     spectators = [await watch(service, table_id) for _ in range(3)]
-    await player.until(lambda m: m["type"] == "view" and m["spectators"] == 3)
+    # Told at once, whoever's turn it is ...
+    await player.until(lambda m: m["type"] == "spectators" and m["count"] == 3)
     for spectator in spectators:
         await spectator.close()
+    await player.until(lambda m: m["type"] == "spectators" and m["count"] == 0)
+    # ... and in every view.
+    late = await watch(service, table_id)
     await player.play_until_game_over()
-    assert player.messages[-1]["spectators"] == 0
+    views = [m for m in player.messages if m["type"] == "view"]
+    assert views[-1]["spectators"] == 1
+    while not (late.view and late.view["phase"] == "game-over"):
+        await late.receive()  # (a client that reads nothing is slow to close)
+    assert late.messages[-1]["spectators"] == 1  # spectators see the count too
+    await late.close()
     await player.close()
 
 
@@ -209,3 +220,25 @@ async def test_two_hundred_spectators_all_see_the_whole_game(
     assert_nothing_hidden(spectators[0].messages)
     await asyncio.gather(*(s.close() for s in spectators))
     await player.close()
+
+
+async def test_a_spectators_only_service_follows_games_played_through_another(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    watching = dataclasses.replace(FAST, role="spectators")
+    async with serve(database_url, nats_server.url) as players, \
+            serve(database_url, nats_server.url, watching) as spectators:
+        refused = await spectators.http.post("/tables", json={"seats": 2})
+        assert refused.status_code in (404, 405)  # no commands on the read side
+        table_id, player = await human_vs_bot(players)
+        spectator = await watch(spectators, table_id)
+        await player.until(lambda m: m["type"] == "spectators" and m["count"] == 1)
+        await player.play_until_game_over()
+        while not (spectator.view and spectator.view["phase"] == "game-over"):
+            await spectator.receive(30)
+        stored = await public_events(database_url, f"{table_id}-g1")
+        seen = events_of(spectator.messages)
+        assert seen == list(enumerate(stored, start=1))[-len(seen):]
+        assert (await spectators.http.get(f"/tables/{table_id}")).status_code == 200
+        await spectator.close()
+        await player.close()

@@ -40,7 +40,7 @@ from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import QUERIES as VIEW_QUERIES
 from muggins.projections.runner import ProjectorRunner
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
-from muggins.rules.describe import LANGUAGES
+from muggins.rules.describe import LANGUAGES, PRESET_SUMMARIES
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import event_encoder, visible_to
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
@@ -229,6 +229,11 @@ class PublicTableView(msgspec.Struct, frozen=True):
     game: int
     version: int
     phase: str
+    preset: str
+    #: The preset in one sentence (English), for a lobby or a spectator.
+    summary: str
+    #: Every knob of the rules (docs/presets.md).
+    ruleset: msgspec.Raw
     view: msgspec.Raw
 
 
@@ -240,7 +245,9 @@ async def table_view(
     if row is None:
         raise HTTPException(status_code=HTTP_404_NOT_FOUND,
                             detail=f"no game has been played at table {table_id!r} yet")
-    return PublicTableView(table_id, row[0], row[1], row[3], msgspec.Raw(row[2].encode()))
+    return PublicTableView(table_id, row[0], row[1], row[3], row[4],
+                           PRESET_SUMMARIES.get(row[4], ""), msgspec.Raw(row[5].encode()),
+                           msgspec.Raw(row[2].encode()))
 
 
 class LeaderboardLine(msgspec.Struct, frozen=True):
@@ -474,34 +481,40 @@ class PlaySession:
             except TimeoutError:
                 await self.repair()
                 continue
-            if kind == "spectators":
-                with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
-                    count = _decode_count(data)
-                    before = self.watching
-                    self.spectator_counts[count.process] = count.count
-                    if self.watching != before:
-                        await self.send(SpectatorsMessage(self.watching))
-                continue
-            if kind == "control":
-                game = int(data.decode())
-                if game > self.game:
-                    await self.send(GameStartedMessage(game))
-                    await self.follow(game, 0)
-                continue
-            bus = bus_message_decoder.decode(data)
-            if bus.stream_id != game_stream(self.table_id, self.game):
-                continue
-            own = f"seat:{self.seat}"
-            if subject_name.endswith(".public") and bus.audience == own:
-                continue  # this seat gets the full copy on its own subject
-            if bus.stream_version > self.sent_version:
-                self.pending[bus.stream_version] = bytes(bus.event)
-            while self.sent_version + 1 in self.pending:
-                self.sent_version += 1
-                await self.send(EventMessage(self.game, self.sent_version,
-                                             msgspec.Raw(self.pending.pop(self.sent_version))))
+            await self.take(kind, data, subject_name)
+            # The view follows the last of a burst, whatever that last message
+            # was (one this seat skips, a count, a new game): never left unsent.
             if self.inbox.empty() and not self.pending:
                 await self.push_view()
+
+    async def take(self, kind: str, data: bytes, subject_name: str) -> None:
+        """One message from the bus: a spectator count, a new game or an event."""
+        if kind == "spectators":
+            with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
+                count = _decode_count(data)
+                before = self.watching
+                self.spectator_counts[count.process] = count.count
+                if self.watching != before:
+                    await self.send(SpectatorsMessage(self.watching))
+            return
+        if kind == "control":
+            game = int(data.decode())
+            if game > self.game:
+                await self.send(GameStartedMessage(game))
+                await self.follow(game, 0)
+            return
+        bus = bus_message_decoder.decode(data)
+        if bus.stream_id != game_stream(self.table_id, self.game):
+            return
+        own = f"seat:{self.seat}"
+        if subject_name.endswith(".public") and bus.audience == own:
+            return  # this seat gets the full copy on its own subject
+        if bus.stream_version > self.sent_version:
+            self.pending[bus.stream_version] = bytes(bus.event)
+        while self.sent_version + 1 in self.pending:
+            self.sent_version += 1
+            await self.send(EventMessage(self.game, self.sent_version,
+                                         msgspec.Raw(self.pending.pop(self.sent_version))))
 
     async def repair(self) -> None:
         """The bus delivers at most once: when quiet, make sure nothing was missed.

@@ -8,17 +8,18 @@ INSERT INTO checkpoints (reader, position) VALUES ($1, 0) ON CONFLICT (reader) D
 UPDATE checkpoints SET position = $2, updated_at = clock_timestamp() WHERE reader = $1;
 
 -- name: load_documents
-SELECT stream_id, table_id, game, version, position, state::text
+SELECT stream_id, table_id, game, version, position, state::text, players::text
   FROM table_views WHERE stream_id = ANY ($1);
 
 -- name: save_documents
-INSERT INTO table_views (stream_id, table_id, game, version, position, state, public_view, phase)
+INSERT INTO table_views (stream_id, table_id, game, version, position, state, public_view, phase,
+                         players)
 SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::integer[], $5::bigint[],
-                     $6::jsonb[], $7::jsonb[], $8::text[])
+                     $6::jsonb[], $7::jsonb[], $8::text[], $9::jsonb[])
 ON CONFLICT (stream_id) DO UPDATE
    SET version = excluded.version, position = excluded.position, state = excluded.state,
        public_view = excluded.public_view, phase = excluded.phase,
-       updated_at = clock_timestamp();
+       players = excluded.players, updated_at = clock_timestamp();
 
 -- name: forget_table_views
 DELETE FROM table_views;
@@ -27,7 +28,9 @@ DELETE FROM table_views;
 DELETE FROM checkpoints WHERE reader = $1;
 
 -- name: table_view
-SELECT game, version, public_view::text, phase FROM table_views
+SELECT game, version, public_view::text, phase, state->'ruleset'->>'preset',
+       (state->'ruleset')::text
+  FROM table_views
  WHERE table_id = $1 ORDER BY game DESC LIMIT 1;
 
 -- name: playing

@@ -14,12 +14,13 @@ from muggins.projections import leaderboard, table_views
 from muggins.projections.leaderboard import GameTally, Standing
 from muggins.projections.runner import QUERIES, Connection, Projection
 from muggins.projections.table_views import TableViewDocument
-from muggins.rules.events import GameEnded
+from muggins.rules.events import GameEnded, SeatedPlayer
 from muggins.rules.game import GameState
 
 _encode = msgspec.json.Encoder().encode
 _decode_state = msgspec.json.Decoder(GameState).decode
 _decode_tally = msgspec.json.Decoder(GameTally).decode
+_decode_players = msgspec.json.Decoder(tuple[SeatedPlayer, ...]).decode
 
 
 class TableViews:
@@ -32,7 +33,8 @@ class TableViews:
         documents: dict[str, TableViewDocument | None] = dict.fromkeys(streams)
         for row in await connection.fetch(QUERIES["load_documents"], streams):
             documents[row[0]] = TableViewDocument(
-                row[0], row[1], row[2], row[3], row[4], _decode_state(row[5])
+                row[0], row[1], row[2], row[3], row[4], _decode_state(row[5]),
+                _decode_players(row[6]),
             )
         for event in page:
             document = documents[event.stream_id]
@@ -50,6 +52,7 @@ class TableViews:
             [_encode(d.state).decode() for d in changed],
             [_encode(d.public_view).decode() for d in changed],
             [d.state.phase for d in changed],
+            [_encode(d.players).decode() for d in changed],
         )
 
     async def forget(self, connection: Connection) -> None:

@@ -3,7 +3,8 @@ spectators and GET /tables/{id}/view.
 
 ``apply`` is pure: the game so far plus one stored event gives the game after
 it.  Only the public view (no hand, no boneyard order, no seed before the
-hand ends) is ever served.
+hand ends) is ever served.  Names and bot marks come from the players the
+game's first event recorded (a bot taking over a seat later is not shown).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from muggins.eventstore.store import RecordedEvent
+from muggins.rules.events import GameStarted, SeatedPlayer
 from muggins.rules.game import GameState, evolve
 from muggins.views import GameView, game_view
 
@@ -26,11 +28,19 @@ class TableViewDocument(msgspec.Struct, frozen=True, gc=False):
     version: int
     position: int
     state: GameState
+    #: Who sat where when the game began (GameStarted.players).
+    players: tuple[SeatedPlayer, ...] = ()
 
     @property
     def public_view(self) -> GameView:
         seats = self.state.ruleset.seats
-        return game_view(self.state, None, [None] * seats, [False] * seats)
+        names: list[str | None] = [None] * seats
+        bots = [False] * seats
+        for player in self.players:
+            if player.seat < seats:
+                names[player.seat] = player.name
+                bots[player.seat] = player.bot
+        return game_view(self.state, None, names, bots)
 
 
 def table_and_game(stream_id: str) -> tuple[str, int]:
@@ -41,8 +51,12 @@ def table_and_game(stream_id: str) -> tuple[str, int]:
 
 def apply(document: TableViewDocument | None, recorded: RecordedEvent) -> TableViewDocument:
     """The document after one more event of its stream."""
-    state = evolve(document.state if document else None, recorded.event())
+    event = recorded.event()
+    state = evolve(document.state if document else None, event)
     table, game = table_and_game(recorded.stream_id)
+    players = document.players if document else ()
+    if isinstance(event, GameStarted):
+        players = event.players
     return TableViewDocument(
         stream_id=recorded.stream_id,
         table_id=table,
@@ -50,4 +64,5 @@ def apply(document: TableViewDocument | None, recorded: RecordedEvent) -> TableV
         version=recorded.stream_version,
         position=recorded.position,
         state=state,
+        players=players,
     )
