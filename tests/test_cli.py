@@ -31,6 +31,15 @@ def test_rules_prints_each_preset_in_words(name: str) -> None:
         assert topic in out
 
 
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_rules_in_spanish(name: str) -> None:
+    code, out = run("rules", name, "--lang", "es")
+    assert code == 0
+    for topic in ("Jugadores:", "Reparto:", "Mesa:", "Turno:", "Puntos:", "Final de mano:",
+                  "Partida:"):
+        assert topic in out
+
+
 def test_rules_json_is_a_ruleset() -> None:
     code, out = run("rules", "muggins", "--seats", "4", "--partners", "--json")
     assert code == 0

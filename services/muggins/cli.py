@@ -170,8 +170,10 @@ def _seating_text(name: str) -> str:
 @click.option("--seats", type=int, default=None, help="Seat count (default: the preset's first).")
 @click.option("--partners", is_flag=True, help="Four seats in two partnerships.")
 @click.option("--json", "as_json", is_flag=True, help="Print the ruleset as JSON.")
+@click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True,
+              help="The language of the rules in words.")
 def rules_command(
-    preset_name: str | None, seats: int | None, partners: bool, as_json: bool
+    preset_name: str | None, seats: int | None, partners: bool, as_json: bool, lang: str
 ) -> None:
     """Show a preset's rules in words (without PRESET: list the presets)."""
     if preset_name is None:
@@ -193,8 +195,10 @@ def rules_command(
         return
     click.echo(f"{preset_name} with {seats} seats" + (" in partnerships" if partners else ""))
     click.echo(f"(played with {_seating_text(preset_name)} seats)")
-    for topic, sentence in describe(ruleset):
-        click.echo(f"  {topic + ':':<13} {sentence}")
+    lines = describe(ruleset, "es" if lang == "es" else "en")
+    width = max(len(topic) for topic, _ in lines) + 1
+    for topic, sentence in lines:
+        click.echo(f"  {topic + ':':<{width}} {sentence}")
 
 
 @main.command("simulate")

@@ -242,3 +242,11 @@ async def test_a_spectators_only_service_follows_games_played_through_another(
         assert (await spectators.http.get(f"/tables/{table_id}")).status_code == 200
         await spectator.close()
         await player.close()
+
+
+async def test_an_sse_spectator_that_goes_away_is_no_longer_counted(service: Running) -> None:
+    table_id, player = await human_vs_bot(service)
+    await sse(service, table_id, lambda m: m["type"] == "welcome")  # reads, then hangs up
+    await player.until(lambda m: m["type"] == "spectators" and m["count"] == 1)
+    await player.until(lambda m: m["type"] == "spectators" and m["count"] == 0)
+    await player.close()

@@ -1,0 +1,54 @@
+"""What the browser's pages ask the API for: presets in words, a table in
+Spanish, a finished hand to replay."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.service.conftest import Running
+from tests.service.test_play import create
+from tests.service.test_service import human_vs_bot
+
+
+async def test_presets_in_words_for_a_seating_and_language(service: Running) -> None:
+    english = (await service.http.get("/presets", params={"seats": 4})).json()
+    assert [p["preset"] for p in english if p["default"]] == ["playelephant"]
+    playelephant = next(p for p in english if p["preset"] == "playelephant")
+    assert not playelephant["available"] and "partnership" in playelephant["reason"]
+    spanish = (await service.http.get("/presets", params={"seats": 4, "partnerships": "true",
+                                                          "lang": "es"})).json()
+    playelephant = next(p for p in spanish if p["preset"] == "playelephant")
+    assert playelephant["available"] and playelephant["rules"][1]["topic"] == "Jugadores"
+    for params in ({"lang": "fr"}, {"seats": 9}, {"seats": "two"}):
+        assert (await service.http.get("/presets", params=params)).status_code == 400
+
+
+async def test_a_table_in_spanish(service: Running) -> None:
+    table = await create(service, bots=[{"seat": 1}])
+    info = (await service.http.get(f"/tables/{table['table_id']}", params={"lang": "es"})).json()
+    assert info["rules"][0]["topic"] == "Variante"
+    bad = await service.http.get(f"/tables/{table['table_id']}", params={"lang": "xx"})
+    assert bad.status_code == 400
+
+
+async def test_a_hand_is_replayed_only_once_it_is_over(service: Running) -> None:
+    table_id, player = await human_vs_bot(service)
+    path = f"/tables/{table_id}/games/1/hands/1/replay"
+    while (answer := await service.http.get(path)).status_code == 404:
+        await asyncio.sleep(0.02)  # until the hand is dealt
+    assert answer.status_code == 409 and "still being played" in answer.json()["detail"]
+    await player.play_until_game_over()
+    replay = (await service.http.get(path)).json()
+    assert replay["status"] == "fair" and replay["names"][0] == "Ana"
+    assert len(replay["seed"]) == 64 and replay["steps"][0]["event"]["type"] == "HandStarted"
+    dealt = replay["steps"][-1]
+    assert dealt["event"]["type"] in ("HandEnded", "GameEnded")
+    first_play = next(i for i, step in enumerate(replay["steps"])
+                      if step["event"]["type"] == "TilePlayed")
+    dealt_hands = replay["steps"][first_play - 1]["hands"]
+    assert [len(hand) for hand in dealt_hands] == [7, 7]  # every hand is shown
+    assert (await service.http.get(f"/tables/{table_id}/games/9/hands/1/replay")).status_code \
+        == 404
+    assert (await service.http.get(f"/tables/{table_id}/games/1/hands/99/replay")).status_code \
+        == 404
+    await player.close()
