@@ -30,7 +30,7 @@ NO_CACHE = {"Cache-Control": "no-cache"}
 
 
 def _page(name: str) -> Response[bytes]:
-    return Response((STATIC / name).read_bytes(), media_type="text/html; charset=utf-8",
+    return Response((STATIC / name).read_bytes(), media_type="text/html",
                     headers=NO_CACHE)
 
 
