@@ -9,11 +9,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import websockets
 
 from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.rules.events import event_encoder, visible_to
+from muggins.tables import spectators as spectators_module
 from tests.service.client import SeatClient
 from tests.service.conftest import FAST, Running, serve
 from tests.service.test_play import create, sit
@@ -250,3 +252,19 @@ async def test_an_sse_spectator_that_goes_away_is_no_longer_counted(service: Run
     await player.until(lambda m: m["type"] == "spectators" and m["count"] == 1)
     await player.until(lambda m: m["type"] == "spectators" and m["count"] == 0)
     await player.close()
+
+
+async def test_a_player_who_connects_later_learns_the_count_of_other_processes(
+    database_url: str, nats_server: EmbeddedNats, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(spectators_module, "COUNT_EVERY", 0.2)
+    watching = dataclasses.replace(FAST, role="spectators")
+    async with serve(database_url, nats_server.url) as players, \
+            serve(database_url, nats_server.url, watching) as spectators:
+        table = await create(players, bots=[{"seat": 1}])
+        granted = await sit(players, table["table_id"], 0, "Ana")
+        spectator = await watch(spectators, table["table_id"])
+        player = await SeatClient.connect(players.ws_url, table["table_id"], granted["token"])
+        await player.until(lambda m: m["type"] == "spectators" and m["count"] == 1, 10)
+        await spectator.close()
+        await player.close()

@@ -49,6 +49,9 @@ SPECTATOR_BACKLOG = 2000
 GAP_WAIT = 0.2
 #: Seconds of silence after which the store is asked whether anything was missed.
 IDLE_CHECK = 5.0
+#: Seconds between repeats of each process's spectator counts, for players who
+#: connected since (changes are told at once).
+COUNT_EVERY = 10.0
 
 GAME_SUBJECTS = "muggins.table.{stream}.>"
 
@@ -324,6 +327,7 @@ class SpectatorFeeds:
         self.process = uuid.uuid4().hex
         self._feeds: dict[str, TableFeed] = {}
         self._starting: dict[str, asyncio.Task[TableFeed]] = {}
+        self._repeating: asyncio.Task[None] | None = None
 
     def watching(self, table_id: str) -> int:
         feed = self._feeds.get(table_id)
@@ -352,7 +356,16 @@ class SpectatorFeeds:
             await feed.close()
             raise
         self._feeds[table_id] = feed
+        if self._repeating is None:
+            self._repeating = asyncio.create_task(self._repeat_counts())
         return feed
+
+    async def _repeat_counts(self) -> None:
+        while True:
+            await asyncio.sleep(COUNT_EVERY)
+            for feed in list(self._feeds.values()):
+                with contextlib.suppress(Exception):  # the bus may be away: next time
+                    await self._tell_players(feed)
 
     async def join(self, table_id: str, since: int | None = None,
                    game: int | None = None) -> tuple[TableFeed, Spectator]:
@@ -375,6 +388,10 @@ class SpectatorFeeds:
             SpectatorCount(self.process, len(feed.spectators))))
 
     async def close(self) -> None:
+        if self._repeating is not None:
+            self._repeating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._repeating
         for feed in list(self._feeds.values()):
             await feed.close()
         self._feeds.clear()
