@@ -104,7 +104,7 @@ async def test_two_people_play_through_the_share_link_while_a_spectator_watches(
         socket.on("framereceived", lambda payload: frames.append(json.loads(payload)))
 
     ana = await pages.open("/")
-    link = await create_from_lobby(ana, people=(0, 1), target=30)
+    link = await create_from_lobby(ana, people=(0, 1), target=100)
     table_id = link.rsplit("/", 1)[1]
     await ana.goto(link)
     await sit(ana, "Ana")
@@ -139,7 +139,8 @@ async def test_two_people_play_through_the_share_link_while_a_spectator_watches(
     assert await watcher.locator(".tile-button").count() == 0
     assert frames and frames[0]["type"] == "welcome"
     assert_nothing_hidden(frames)
-    assert any(f["type"] == "event" and f["event"]["type"] == "GameEnded" for f in frames)
+    kinds = [f["event"]["type"] for f in frames if f["type"] == "event"]
+    assert "GameEnded" in kinds and "HandEnded" in kinds
     await expect(ana.locator("#rematch")).to_be_visible()
 
 
