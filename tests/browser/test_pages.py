@@ -282,3 +282,21 @@ async def test_screenshot_of_a_four_seat_spinner_game(pages: Pages, tmp_path: Pa
               else tmp_path / "table-4-seats.png")
     await page.screenshot(path=str(target))
     assert target.stat().st_size > 10_000
+
+
+async def test_a_muggins_rule_table_asks_for_the_claim(pages: Pages) -> None:
+    page = await pages.open("/")
+    await page.select_option("#preset", "classic-muggins")
+    await expect(page.locator("#rules")).to_contain_text("muggins")
+    await create_from_lobby(page)
+    await page.click("#go-to-table")
+    await sit(page, "Ana")
+    claim = page.locator("#claim")
+    await expect(claim).to_be_visible()
+    for _ in range(200):  # until Ana has played once, claiming what she typed
+        if await page.locator("#claim").count():
+            await page.locator("#claim").fill("0")
+        if await play_a_move(page):
+            break
+        await asyncio.sleep(0.05)
+    await expect(page.locator("#log")).to_contain_text("Ana")

@@ -136,12 +136,15 @@ function connect() {
   socket.addEventListener("close", (closed) => {
     if (state.socket !== socket || state.stopped) return;
     if (closed.code === 1008 && mode === "play") {
-      // The seat token is not valid here (any more): sit again.
+      // The seat token is not valid here (any more): say so and offer the seats.
       localStorage.removeItem(seatKey);
       state.seat = null;
-      state.stopped = true;
       banner("", "");
       fatal(closed.reason || "bad token");
+      $("game").hidden = true;
+      api(`/tables/${encodeURIComponent(tableId)}?lang=${language()}`)
+        .then((info) => { state.info = info; showSit(); })
+        .catch(() => {});
       return;
     }
     state.lostConnection = true;
@@ -364,18 +367,25 @@ function renderPrompt() {
   );
 }
 
+let claimInput = null;
+
 function renderActions() {
   const view = state.view;
   const actions = $("actions");
+  const focused = document.activeElement === claimInput;
   actions.replaceChildren();
   if (mode !== "play") return;
   const rules = state.info?.ruleset;
   if (rules?.muggins_rule && view.phase === "playing") {
-    actions.append(el("label", { for: "claim" }, t("table.claim")), el("input", { type: "number", id: "claim", min: 0, max: 1000, step: 1, value: "" }));
+    // Redrawn with every view: keep what the player is typing.
+    const typed = claimInput?.value ?? "";
+    claimInput = el("input", { type: "number", id: "claim", min: 0, max: 1000, step: 1, value: typed });
+    actions.append(el("label", { for: "claim" }, t("table.claim")), claimInput);
   }
   if (view.can_call_muggins) {
     actions.append(el("button", { type: "button", id: "call-muggins", onclick: () => send({ type: "muggins", known_version: state.version }) }, t("table.muggins")));
   }
+  if (focused && claimInput && claimInput.isConnected) claimInput.focus();
 }
 
 function tickClock() {
@@ -404,7 +414,10 @@ function choose(tile) {
 
 function play(tile, end) {
   const message = { type: "play", tile, end, known_version: state.version };
-  if (state.info?.ruleset?.muggins_rule) message.claim = Number($("claim")?.value || 0);
+  if (state.info?.ruleset?.muggins_rule) {
+    message.claim = Number($("claim")?.value || 0);
+    if (claimInput) claimInput.value = "";
+  }
   state.pending = null;
   send(message);
   render();
