@@ -17,8 +17,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, WebSocket, WebSocketRoute, expect
 
 from tests.browser.conftest import Pages
+from tests.service.client import assert_nothing_hidden
 from tests.service.conftest import Running
-from tests.service.test_spectators import assert_nothing_hidden
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

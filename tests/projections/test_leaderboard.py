@@ -3,7 +3,6 @@ exactly once from the events, equal to a rebuild."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 import asyncpg
@@ -24,8 +23,7 @@ from muggins.rules.events import (
     SeatedPlayer,
 )
 from muggins.rules.presets import preset
-from muggins.rules.shuffle import game_seed_from_text
-from muggins.selfplay import make_bots, play_game_commands
+from tests.projections.streams import Batches, game_batches, store_interleaved
 
 BOARD = ("SELECT preset, player_id, name, bot, mu, sigma, games, won, drawn, hands, points, "
          "best_play FROM leaderboard ORDER BY preset, player_id")
@@ -40,12 +38,9 @@ def seated(players: list[SeatedPlayer]) -> tuple[SeatedPlayer, ...]:
 
 
 def game_with(players: tuple[SeatedPlayer, ...], name: str, seed: str,
-              partners: bool = False) -> list[tuple[str, list[Event]]]:
+              partners: bool = False) -> Batches:
     """A whole bot-played game whose first event names ``players``."""
-    rules = preset(name, len(players), partners)
-    game_seed = game_seed_from_text(seed)
-    batches = [(r.actor, list(r.events)) for r in play_game_commands(
-        rules, game_seed, make_bots(["greedy"] * len(players), game_seed))]
+    batches = game_batches(preset(name, len(players), partners), seed)
     first = batches[0][1][0]
     assert isinstance(first, GameStarted)
     batches[0][1][0] = GameStarted(ruleset=first.ruleset, players=players)
@@ -60,20 +55,10 @@ async def store_league(store: EventStore, games: int, seed: int = 7) -> None:
         pair = rng.sample([*PEOPLE, GREEDY], 2)
         name = "playelephant" if number % 3 else "block"
         streams.append((f"league{number}-g1", game_with(seated(pair), name, f"league/{number}")))
-    versions = dict.fromkeys((s for s, _ in streams), 0)
-    step = 0
-    while any(step < len(batches) for _, batches in streams):
-        appends = []
-        for stream, batches in streams:
-            if step < len(batches):
-                actor, events = batches[step]
-                appends.append(store.append(stream, versions[stream], events, actor=actor))
-                versions[stream] += len(events)
-        await asyncio.gather(*appends)
-        step += 1
+    await store_interleaved(store, streams)
 
 
-def played(batches: list[tuple[str, list[Event]]]) -> list[Event]:
+def played(batches: Batches) -> list[Event]:
     return [event for _, events in batches for event in events]
 
 

@@ -17,10 +17,8 @@ from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore
 from muggins.projections.read_models import TableViews
 from muggins.projections.runner import ProjectorRunner
-from muggins.rules.events import Event
 from muggins.rules.presets import preset
-from muggins.rules.shuffle import game_seed_from_text
-from muggins.selfplay import make_bots, play_game_commands
+from tests.projections.streams import game_batches, store_interleaved
 from tests.projections.test_leaderboard import BOARD, store_league
 
 READER_NAME = "projector:table-views"
@@ -28,31 +26,13 @@ READ_MODEL = "SELECT stream_id, table_id, game, version, position, state, public
              "FROM table_views ORDER BY stream_id"
 
 
-def game_batches(name: str, seats: int, seed: str) -> list[tuple[str, list[Event]]]:
-    rules = preset(name, seats, seats == 4 and name == "playelephant")
-    game_seed = game_seed_from_text(seed)
-    return [(r.actor, r.events) for r in
-            play_game_commands(rules, game_seed, make_bots(["greedy"] * seats, game_seed))]
-
-
 async def store_games(store: EventStore, count: int, name: str = "block", seats: int = 2,
                       prefix: str = "t") -> int:
     """Store ``count`` games, their commands interleaved as tables play at once."""
-    games = [(f"{prefix}{i}-g1", game_batches(name, seats, f"{prefix}/{i}")) for i in range(count)]
-    versions = {stream: 0 for stream, _ in games}
-    total = 0
-    step = 0
-    while any(step < len(batches) for _, batches in games):
-        appends = []
-        for stream, batches in games:
-            if step < len(batches):
-                actor, events = batches[step]
-                appends.append(store.append(stream, versions[stream], events, actor=actor))
-                versions[stream] += len(events)
-                total += len(events)
-        await asyncio.gather(*appends)
-        step += 1
-    return total
+    rules = preset(name, seats, seats == 4 and name == "playelephant")
+    return await store_interleaved(
+        store, [(f"{prefix}{i}-g1", game_batches(rules, f"{prefix}/{i}")) for i in range(count)]
+    )
 
 
 async def snapshot(pool: asyncpg.Pool) -> list[tuple[object, ...]]:

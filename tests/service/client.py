@@ -93,3 +93,24 @@ class SeatClient:
 
     async def close(self) -> None:
         await self.ws.close()
+
+
+def assert_nothing_hidden(messages: list[dict[str, Any]]) -> None:
+    """No hand, boneyard tile or seed in anything a spectator got before its hand ended."""
+    hand_over = False
+    for message in messages:
+        if message["type"] in ("view", "welcome") and message.get("view"):
+            assert message["view"]["tiles"] is None and message["view"]["seat"] is None
+        if message["type"] != "event":
+            continue
+        event = message["event"]
+        if event["type"] == "HandStarted":
+            hand_over = False
+        elif event["type"] == "HandEnded":
+            hand_over = True
+        elif event["type"] in ("TilesDealt", "TileDrawn", "BoneyardStacked", "SeedSealed"):
+            assert (event.get("tiles") or event.get("tile") or event.get("seed")) is None, event
+        if not hand_over:
+            assert '"seed":"' not in json.dumps(event, separators=(",", ":")) or (
+                event["type"] == "HandEnded"
+            ), event

@@ -14,7 +14,7 @@ import websockets
 from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.rules.tiles import tile_set
-from tests.service.client import SeatClient
+from tests.service.client import SeatClient, assert_nothing_hidden
 from tests.service.conftest import FAST, Running, serve
 from tests.service.test_play import create, sit, verify_store
 
@@ -347,19 +347,7 @@ async def test_a_spectator_sees_the_game_but_no_hidden_tile_or_seed(service: Run
 
     await asyncio.gather(player.play_until_game_over(), follow_to_the_end())
     assert spectator.view is not None and spectator.view["tiles"] is None
-    hand_over = False
-    for message in spectator.messages:
-        if message["type"] != "event":
-            continue
-        event = message["event"]
-        if event["type"] == "HandStarted":
-            hand_over = False
-        if event["type"] == "HandEnded":
-            hand_over = True
-        if event["type"] in ("TilesDealt", "TileDrawn", "BoneyardStacked", "SeedSealed"):
-            assert (event.get("tiles") or event.get("tile") or event.get("seed")) is None, event
-        if not hand_over:
-            assert "seed" not in event or (event["type"] in ("SeedSealed",) and not event["seed"])
+    assert_nothing_hidden(spectator.messages)
     await spectator.send({"type": "play", "tile": [1, 2], "known_version": 0})
     error = await spectator.until(lambda m: m["type"] == "error")
     assert error["code"] == "spectator"

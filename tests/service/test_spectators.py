@@ -16,7 +16,7 @@ from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.rules.events import event_encoder, visible_to
 from muggins.tables import spectators as spectators_module
-from tests.service.client import SeatClient
+from tests.service.client import SeatClient, assert_nothing_hidden
 from tests.service.conftest import FAST, Running, serve
 from tests.service.test_play import create, sit
 from tests.service.test_service import human_vs_bot, watch
@@ -63,27 +63,6 @@ async def sse(
 
 def game_over(message: Message) -> bool:
     return bool(message["type"] == "view" and message["view"]["phase"] == "game-over")
-
-
-def assert_nothing_hidden(messages: list[Message]) -> None:
-    """No hand, boneyard tile or seed in anything a spectator got before its hand ended."""
-    hand_over = False
-    for message in messages:
-        if message["type"] in ("view", "welcome") and message.get("view"):
-            assert message["view"]["tiles"] is None and message["view"]["seat"] is None
-        if message["type"] != "event":
-            continue
-        event = message["event"]
-        if event["type"] == "HandStarted":
-            hand_over = False
-        elif event["type"] == "HandEnded":
-            hand_over = True
-        elif event["type"] in ("TilesDealt", "TileDrawn", "BoneyardStacked", "SeedSealed"):
-            assert (event.get("tiles") or event.get("tile") or event.get("seed")) is None, event
-        if not hand_over:
-            assert '"seed":"' not in json.dumps(event, separators=(",", ":")) or (
-                event["type"] == "HandEnded"
-            ), event
 
 
 async def public_events(database_url: str, stream: str) -> list[Message]:

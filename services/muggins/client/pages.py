@@ -18,7 +18,8 @@ from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_404_NOT_FOUND, HTTP
 from litestar.types import ControllerRouterHandler
 
 from muggins.replay.browser import HandReplay, hand_replay
-from muggins.replay.record import RecordError, StoredEvent
+from muggins.replay.record import RecordError
+from muggins.replay.source import load_game
 from muggins.rules.describe import LANGUAGES, Language, describe
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
@@ -49,7 +50,8 @@ async def replay_page(table_id: FromPath[str], hand: FromPath[int]) -> Response[
     return _page("replay.html")
 
 
-def _language(lang: str) -> Language:
+def checked_language(lang: str) -> Language:
+    """A ?lang= value, or a 400 naming the languages there are."""
     if lang not in LANGUAGES:
         raise HTTPException(status_code=HTTP_400_BAD_REQUEST,
                             detail=f"unknown language {lang!r}; choose from {', '.join(LANGUAGES)}")
@@ -70,7 +72,7 @@ async def presets(
     seats: FromQuery[int] = 2, partnerships: FromQuery[bool] = False,
     lang: FromQuery[str] = "en",
 ) -> list[PresetChoice]:
-    language = _language(lang)
+    language = checked_language(lang)
     if not 2 <= seats <= 4:
         raise HTTPException(status_code=HTTP_400_BAD_REQUEST, detail="seats is 2, 3 or 4")
     choices = []
@@ -94,11 +96,11 @@ async def replay_data(
     table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
 ) -> HandReplay:
     store = request.app.state.runtime.infra.store
-    recorded = await store.read_stream(f"{table_id}-g{game}")
-    if not recorded:
+    try:
+        stored = await load_game(store, f"{table_id}-g{game}")
+    except RecordError:
         raise HTTPException(status_code=HTTP_404_NOT_FOUND,
-                            detail=f"table {table_id!r} has no game {game}")
-    stored = [StoredEvent(r.stream_version, r.event()) for r in recorded]
+                            detail=f"table {table_id!r} has no game {game}") from None
     try:
         return hand_replay(stored, table_id, game, hand)
     except RecordError as error:

@@ -139,7 +139,6 @@ class TableFeed:
         self._inbox: asyncio.Queue[tuple[str, bytes, str]] = asyncio.Queue()
         self._subscriptions: list[object] = []
         self._task: asyncio.Task[None] | None = None
-        self.ready = asyncio.Event()
 
     # ------------------------------------------------------------ life
 
@@ -150,7 +149,6 @@ class TableFeed:
         await self._follow(self.seats.game)
         await self._read_store()
         self._task = asyncio.create_task(self._run())
-        self.ready.set()
 
     async def close(self) -> None:
         if self._task is not None:

@@ -34,13 +34,13 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.bus.jetstream import bus_message_decoder, subject
-from muggins.client.pages import client_routes
+from muggins.client.pages import checked_language, client_routes
 from muggins.logs import log_context
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import QUERIES as VIEW_QUERIES
 from muggins.projections.runner import ProjectorRunner
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
-from muggins.rules.describe import LANGUAGES, PRESET_SUMMARIES
+from muggins.rules.describe import PRESET_SUMMARIES
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import event_encoder, visible_to
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
@@ -130,11 +130,9 @@ async def create_table(
 async def get_table(
     request: Request, table_id: FromPath[str], lang: FromQuery[str] = "en"  # type: ignore[type-arg]
 ) -> TableInfo:
-    if lang not in LANGUAGES:
-        raise HTTPException(status_code=HTTP_400_BAD_REQUEST,
-                            detail=f"unknown language {lang!r}; choose from {', '.join(LANGUAGES)}")
+    language = checked_language(lang)
     try:
-        return await _runtime(request).service.info(table_id, lang)
+        return await _runtime(request).service.info(table_id, language)
     except TableNotFound as error:
         raise _http_error(error) from None
 
