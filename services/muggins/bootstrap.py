@@ -116,7 +116,8 @@ async def infrastructure(
         stop.set()
         if relay_task is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(relay_task, 10)
+                async with asyncio.timeout(10):
+                    await relay_task
         if nc is not None:
             with contextlib.suppress(Exception):
                 await nc.drain()

@@ -247,3 +247,24 @@ async def test_a_player_who_connects_later_learns_the_count_of_other_processes(
         await player.until(lambda m: m["type"] == "spectators" and m["count"] == 1, 10)
         await spectator.close()
         await player.close()
+
+
+async def test_a_spectator_cancelled_as_its_message_arrives_stays_cancelled() -> None:
+    """A cancel that lands while a message is arriving must not be lost.
+
+    On Python 3.11 ``asyncio.wait_for`` can return the message and drop the
+    cancel; a feed or session loop built on it then outlives its cancel and
+    keeps the server from shutting down (seen once in CI as a 15 s hang).
+    """
+    for turns_before_cancel in range(6):
+        spectator = spectators_module.Spectator()
+        waiting = asyncio.create_task(spectator.next(5.0))
+        await asyncio.sleep(0)  # now waiting on the queue
+        spectator.offer(spectators_module.FeedMessage("event", 1, 1, "{}"))
+        for _ in range(turns_before_cancel):
+            await asyncio.sleep(0)
+        if waiting.cancel():
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+        else:
+            assert (await waiting) is not None  # it had finished: nothing to cancel

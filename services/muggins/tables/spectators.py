@@ -108,7 +108,11 @@ class Spectator:
         """The next message; None when the feed cut this spectator off or closed."""
         if self.cut_off:
             return None
-        return await asyncio.wait_for(self.queue.get(), timeout)
+        # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a
+        # cancellation that lands as the message arrives, and a feed that
+        # survives its cancel keeps the server from shutting down.
+        async with asyncio.timeout(timeout):
+            return await self.queue.get()
 
 
 class TableFeed:
@@ -227,8 +231,8 @@ class TableFeed:
         while True:
             waiting = self._seen > self.version
             try:
-                kind, data, subject_name = await asyncio.wait_for(
-                    self._inbox.get(), GAP_WAIT if waiting else IDLE_CHECK)
+                async with asyncio.timeout(GAP_WAIT if waiting else IDLE_CHECK):
+                    kind, data, subject_name = await self._inbox.get()
             except TimeoutError:
                 with contextlib.suppress(Exception):  # the store may be away: try again later
                     await self._read_store()

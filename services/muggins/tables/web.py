@@ -166,9 +166,10 @@ async def readyz(request: Request) -> Response[Health]:  # type: ignore[type-arg
     runtime = _runtime(request)
     postgres = "ok"
     try:
-        await asyncio.wait_for(runtime.infra.pool.fetchval("SELECT 1"), 2)
+        async with asyncio.timeout(2):
+            await runtime.infra.pool.fetchval("SELECT 1")
     except Exception as error:  # any failure means not ready
-        postgres = f"unavailable: {error}"
+        postgres = f"unavailable: {error or 'no answer within 2 s'}"
     nats = "ok" if runtime.infra.nats.is_connected else "unavailable: disconnected"
     ready = postgres == "ok" and nats == "ok"
     return Response(
@@ -361,7 +362,8 @@ class PlaySession:
 
     async def run(self) -> None:
         try:
-            raw = await asyncio.wait_for(self.socket.receive_data(mode="text"), HELLO_TIMEOUT)
+            async with asyncio.timeout(HELLO_TIMEOUT):
+                raw = await self.socket.receive_data(mode="text")
         except TimeoutError:
             await self.fail("hello-expected", "send hello with your seat token first", 1008)
             return
@@ -475,7 +477,8 @@ class PlaySession:
     async def push_loop(self) -> None:
         while True:
             try:
-                kind, data, subject_name = await asyncio.wait_for(self.inbox.get(), IDLE_CHECK)
+                async with asyncio.timeout(IDLE_CHECK):  # not wait_for: see Spectator.next
+                    kind, data, subject_name = await self.inbox.get()
             except TimeoutError:
                 await self.repair()
                 continue
@@ -793,7 +796,8 @@ def create_app(
                 stop_projecting.set()
                 for task in projecting:
                     with contextlib.suppress(Exception):
-                        await asyncio.wait_for(task, 10)
+                        async with asyncio.timeout(10):
+                            await task
                 for session in list(runtime.sessions):
                     with contextlib.suppress(Exception):
                         await session.socket.close(1001, "the server is shutting down")

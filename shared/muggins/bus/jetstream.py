@@ -130,8 +130,8 @@ async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> 
 
     client = NatsClient()
     try:
-        await asyncio.wait_for(
-            client.connect(
+        async with asyncio.timeout(timeout):
+            await client.connect(
                 url,
                 name=name,
                 connect_timeout=2,
@@ -141,9 +141,7 @@ async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> 
                 error_cb=error,
                 disconnected_cb=disconnected,
                 reconnected_cb=reconnected,
-            ),
-            timeout,
-        )
+            )
     except (OSError, TimeoutError, nats.errors.Error) as problem:
         with contextlib.suppress(Exception):
             await client.close()

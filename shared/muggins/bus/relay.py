@@ -75,7 +75,8 @@ class Relay:
                             subject, body, headers={"Nats-Msg-Id": message_id}
                         )
                     )
-            await asyncio.wait_for(asyncio.gather(*acks), self.publish_timeout)
+            async with asyncio.timeout(self.publish_timeout):
+                await asyncio.gather(*acks)
             self._position = recorded[-1].position
             total += len(recorded)
             self.published += len(recorded)
@@ -123,8 +124,9 @@ class Relay:
 
 
 async def _wait(stop: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
-        await asyncio.wait_for(stop.wait(), seconds)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await stop.wait()
 
 
 async def _wait_any(stop: asyncio.Event, wakeup: asyncio.Event, seconds: float) -> None:

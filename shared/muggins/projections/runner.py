@@ -156,7 +156,8 @@ class ProjectorRunner:
                 log.warning("projector could not catch up; retrying", error=str(error))
             if subscription is None:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), poll_interval)
+                    async with asyncio.timeout(poll_interval):
+                        await stop.wait()
                 continue
             try:
                 messages = await subscription.fetch(500, timeout=poll_interval)
