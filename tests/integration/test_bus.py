@@ -11,6 +11,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+import structlog
 from nats.js import JetStreamContext
 
 from muggins.bus.jetstream import (
@@ -188,3 +189,13 @@ async def test_public_subject_never_carries_a_hidden_tile_or_the_seed(
 async def test_unreachable_nats_is_a_clear_error() -> None:
     with pytest.raises(BusUnavailable, match=re.escape("cannot reach NATS at nats://127.0.0.1:9")):
         await connect("nats://127.0.0.1:9", timeout=1.5)
+
+
+async def test_closing_the_connection_is_not_reported_as_an_outage(
+    nats_server: EmbeddedNats,
+) -> None:
+    client = await connect(nats_server.url, timeout=5)
+    with structlog.testing.capture_logs() as logs:
+        await client.close()
+    assert [entry["event"] for entry in logs] == ["NATS connection closed"]
+    assert all(entry["log_level"] != "warning" for entry in logs)

@@ -123,6 +123,9 @@ async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> 
         log.warning("NATS connection problem", error=str(problem) or repr(problem))
 
     async def disconnected() -> None:
+        if client.is_closed:  # our own close (shutdown): nothing is wrong
+            log.info("NATS connection closed")
+            return
         log.warning("NATS disconnected; reconnecting")
 
     async def reconnected() -> None:
