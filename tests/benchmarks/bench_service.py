@@ -38,7 +38,7 @@ from muggins.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
-from tests.benchmarks.common import percentile
+from tests.benchmarks.common import messages_until, percentile
 
 SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
 THINK = (0.8, 1.2)  # seconds a seat waits before it plays
@@ -56,13 +56,11 @@ class Stats:
 
 async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: Stats,
                       until: float, rng: random.Random) -> None:
-    decode = msgspec.json.decode
     try:
         async with websockets.connect(f"{ws_url}/tables/{table_id}/play",
                                       max_size=2**20, ping_interval=None) as ws:
             await ws.send(msgspec.json.encode({"type": "hello", "token": token}).decode())
             version = 0
-            game = 0
             sent_at: float | None = None
             planned = -1
             play_task: asyncio.Task[None] | None = None
@@ -76,12 +74,7 @@ async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: 
                     "type": "play", "tile": choice["tile"], "end": choice["end"],
                     "known_version": at_version}).decode())
 
-            while time.monotonic() < until:
-                try:
-                    raw = await asyncio.wait_for(ws.recv(), max(0.1, until - time.monotonic()))
-                except TimeoutError:
-                    break
-                message = decode(raw)
+            async for message in messages_until(ws, until):
                 kind = message["type"]
                 if kind == "event":
                     if message["version"] != version + 1:
@@ -94,7 +87,6 @@ async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: 
                         sent_at = None
                 elif kind in ("welcome", "view"):
                     version = message["version"]
-                    game = message["game"]
                     view = message.get("view")
                     if view is None:
                         continue
@@ -106,7 +98,6 @@ async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: 
                         planned = version
                         play_task = asyncio.create_task(play_later(view, version))
                 elif kind == "game":
-                    game = message["game"]
                     version = 0
                     planned = -1
                 elif kind == "error":
@@ -115,7 +106,6 @@ async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: 
                 stats.unconfirmed += 1
             if play_task is not None:
                 play_task.cancel()
-            del game
     except (OSError, websockets.ConnectionClosed) as error:
         stats.disconnects += 1
         stats.errors.append(f"disconnected: {error}")

@@ -30,7 +30,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
 import websockets
 
 from muggins.embedded import EmbeddedNats, EmbeddedPostgres
@@ -41,7 +40,7 @@ from tests.benchmarks.bench_service import (
     play_tables,
     service_process,
 )
-from tests.benchmarks.common import percentile
+from tests.benchmarks.common import messages_until, percentile
 
 TABLES = int(os.environ.get("MUGGINS_BENCH_TABLES", "100"))
 SPECTATORS = int(os.environ.get("MUGGINS_BENCH_SPECTATORS", "200"))
@@ -55,17 +54,11 @@ class Watched:
 
 
 async def spectator(ws_url: str, table_id: str, watched: Watched, until: float) -> None:
-    decode = msgspec.json.decode
     async with websockets.connect(f"{ws_url}/tables/{table_id}/watch", max_size=2**20,
                                   ping_interval=None) as ws:
         watched.connected += 1
         version = 0
-        while time.monotonic() < until:
-            try:
-                raw = await asyncio.wait_for(ws.recv(), max(0.1, until - time.monotonic()))
-            except TimeoutError:
-                break
-            message = decode(raw)
+        async for message in messages_until(ws, until):
             watched.messages += 1
             kind = message["type"]
             if kind == "event":

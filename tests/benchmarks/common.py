@@ -1,12 +1,17 @@
-"""What the benchmarks share: a throw-away embedded event store, game storage
-and percentiles."""
+"""What the benchmarks share: a throw-away embedded event store, game storage,
+WebSocket reading and percentiles."""
 
 from __future__ import annotations
 
 import asyncio
 import tempfile
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
+
+import msgspec
+from websockets.asyncio.client import ClientConnection
 
 from muggins.bootstrap import event_store_only
 from muggins.eventstore.store import EventStore
@@ -35,6 +40,18 @@ async def store_games(store: EventStore, games: Sequence[list[Event]], prefix: s
     for first in range(0, len(games), 16):
         await asyncio.gather(*(put(i, games[i])
                                for i in range(first, min(first + 16, len(games)))))
+
+
+async def messages_until(ws: ClientConnection, until: float) -> AsyncIterator[dict[str, Any]]:
+    """Each message ``ws`` receives, decoded, until the monotonic clock passes ``until``."""
+    decode = msgspec.json.decode
+    while time.monotonic() < until:
+        try:
+            raw = await asyncio.wait_for(ws.recv(), max(0.1, until - time.monotonic()))
+        except TimeoutError:
+            return
+        message: dict[str, Any] = decode(raw)
+        yield message
 
 
 def percentile(values: list[float], fraction: float) -> float:

@@ -8,6 +8,7 @@ import contextlib
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import asyncpg
 import pytest
@@ -19,26 +20,29 @@ from muggins.embedded import EmbeddedNats, EmbeddedPostgres
 from muggins.eventstore.migrations import upgrade
 from muggins.eventstore.store import EventStore, create_pool
 
+Server = TypeVar("Server", EmbeddedPostgres, EmbeddedNats)
+
 
 @pytest.fixture(scope="session")
 def servers_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("servers")
 
 
-@pytest.fixture(scope="session")
-def postgres(servers_dir: Path) -> Iterator[EmbeddedPostgres]:
-    server = EmbeddedPostgres(servers_dir / "pg")
+def _running(server: Server) -> Iterator[Server]:
+    """The server, started, for the session; stopped after it."""
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres(servers_dir: Path) -> Iterator[EmbeddedPostgres]:
+    yield from _running(EmbeddedPostgres(servers_dir / "pg"))
 
 
 @pytest.fixture(scope="session")
 def nats_server(servers_dir: Path) -> Iterator[EmbeddedNats]:
-    server = EmbeddedNats(servers_dir / "nats")
-    server.start()
-    yield server
-    server.stop()
+    yield from _running(EmbeddedNats(servers_dir / "nats"))
 
 
 @pytest.fixture
