@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 
+from muggins.rules import shuffle
 from muggins.rules.errors import InvalidSeed
 from muggins.rules.shuffle import (
     LOTTERY_LABEL,
@@ -113,3 +115,47 @@ def test_engine_shuffle_equals_a_literal_reading_of_the_spec() -> None:
             seed = hashlib.sha256(bytes([k, max_pip])).digest()
             expected = [tiles[i] for i in _reference_shuffle(seed, len(tiles))]
             assert shuffled(seed, tiles) == expected
+
+
+def _stream_of(values: list[int]) -> Callable[[bytes, bytes, int], tuple[int, ...]]:
+    """A stand-in for stream_values that reads ``values`` (then 7s) instead of SHAKE-256."""
+
+    def fake(seed: bytes, label: bytes, count: int) -> tuple[int, ...]:
+        return tuple(values[:count]) + (7,) * max(0, count - len(values))
+
+    return fake
+
+
+def _literal_shuffle(values: list[int], n: int) -> list[int]:
+    """docs/fairness.md read literally over a given stream of values."""
+    stream = iter([*values, *([7] * 4 * n)])
+    order = list(range(n))
+    for i in range(n - 1, 0, -1):
+        u = next(stream)
+        while u >= 2**64 - (2**64 % (i + 1)):
+            u = next(stream)
+        j = u % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@pytest.mark.parametrize("rejected_at", [[0], [3, 4], [26], [0, 1, 2, 30, 31]])
+def test_shuffle_skips_rejected_values_wherever_they_fall(
+    monkeypatch: pytest.MonkeyPatch, rejected_at: list[int]
+) -> None:
+    # Rejections happen about once in 2^57 hands, so a real seed never shows
+    # one: feed the shuffle a stream with values past every limit instead.
+    values = [(k * 0x9E3779B97F4A7C15) % 2**60 for k in range(40)]
+    for position in rejected_at:
+        values[position] = 2**64 - 1
+    monkeypatch.setattr(shuffle, "stream_values", _stream_of(values))
+    tiles = tile_set(6)
+    expected = [tiles[i] for i in _literal_shuffle(values, len(tiles))]
+    assert shuffled(ZERO_SEED, tiles) == expected
+
+
+def test_lottery_skips_rejected_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3 seats: 2^64 - 1 is past the limit; so are the next four, then 10 picks seat 1.
+    limit_for_three = 2**64 - 2**64 % 3
+    monkeypatch.setattr(shuffle, "stream_values", _stream_of([limit_for_three] * 5 + [10]))
+    assert lottery(ZERO_SEED, 3) == 10 % 3

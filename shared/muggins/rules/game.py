@@ -13,8 +13,8 @@ ends by arm number.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
 
 import msgspec
 
@@ -280,14 +280,17 @@ def _choose_leader(
 
 def _decide_play(state: GameState, command: Play) -> list[Event]:
     seat = command.seat
-    hand = _hand_on_turn(state, seat)
+    hand = state.hand
+    if hand is None or seat != hand.turn or state.phase != "playing":
+        hand = _hand_on_turn(state, seat)  # raises the reason
     rules = state.ruleset
-    low, high = command.tile
-    if low > high:
-        low, high = high, low
+    tile = command.tile
+    low, high = tile
+    if low > high or type(tile) is not Tile:  # written high half first, or a bare pair
+        low, high = min(low, high), max(low, high)
+        tile = Tile(low, high)
     if low < 0 or high > rules.max_pip:
         raise errors.UnknownTile(f"{high}-{low} is not in the double-{rules.max_pip} set")
-    tile = Tile(low, high)
     held = hand.hands[seat]
     if tile not in held:
         raise errors.TileNotInHand(f"seat {seat} does not hold the {tile}")
@@ -393,7 +396,7 @@ def _target_reached_now(rules: Ruleset, scores: tuple[int, ...], side: int) -> b
 
 
 def _seat_pips(hands: Iterable[tuple[Tile, ...]]) -> tuple[int, ...]:
-    return tuple(pips(tiles) for tiles in hands)
+    return tuple(map(pips, hands))
 
 
 def _target_reached_events(
@@ -533,108 +536,155 @@ def _with_seat(
     return hands[:seat] + (tiles,) + hands[seat + 1 :]
 
 
+_replace = msgspec.structs.replace
+
+
+def _hand_of(state: GameState | None) -> tuple[GameState, HandState]:
+    """The state and its hand, for an event that only happens during a hand."""
+    assert state is not None and state.hand is not None
+    return state, state.hand
+
+
+def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:
+    state, hand = _hand_of(state)
+    rules = state.ruleset
+    seat = event.seat
+    tile = event.tile
+    hands = hand.hands
+    seat_tiles = hands[seat]
+    index = seat_tiles.index(tile)
+    if event.end is None:
+        layout = Layout.with_lead(tile, rules.spinner)
+    else:
+        layout = hand.layout.place(tile, event.end, rules.spinner, event.count)
+    pending = None
+    if rules.muggins_rule:
+        points = points_for_count(event.count, rules.scoring)
+        if points and event.claim != points:
+            pending = PendingCount(seat, points)
+    return _replace(
+        state,
+        hand=_replace(
+            hand,
+            hands=_with_seat(hands, seat, seat_tiles[:index] + seat_tiles[index + 1 :]),
+            layout=layout,
+            turn=(seat + 1) % rules.seats,
+            passes=0,
+            pending=pending,
+            must_lead=None,
+        ),
+    )
+
+
+def _tile_drawn(state: GameState | None, event: TileDrawn) -> GameState:
+    state, hand = _hand_of(state)
+    assert event.tile is not None
+    drawn = tuple(sorted((*hand.hands[event.seat], event.tile)))
+    return _replace(
+        state,
+        hand=_replace(
+            hand, hands=_with_seat(hand.hands, event.seat, drawn), boneyard=hand.boneyard[1:]
+        ),
+    )
+
+
+def _passed(state: GameState | None, event: Passed) -> GameState:
+    state, hand = _hand_of(state)
+    return _replace(
+        state,
+        hand=_replace(hand, turn=(event.seat + 1) % state.ruleset.seats, passes=hand.passes + 1),
+    )
+
+
+def _points_scored(state: GameState | None, event: PointsScored) -> GameState:
+    assert state is not None
+    if event.reason == "muggins" and state.hand is not None:
+        state = _replace(state, hand=_replace(state.hand, pending=None))
+    return _replace(state, scores=_added(state.scores, event.side, event.points))
+
+
+def _hand_started(state: GameState | None, event: HandStarted) -> GameState:
+    assert state is not None
+    return _replace(
+        state,
+        phase="playing",
+        hand=HandState(
+            number=event.hand,
+            leader=event.leader,
+            must_lead=event.must_lead,
+            commitment=event.commitment,
+            hands=((),) * state.ruleset.seats,
+            turn=event.leader,
+        ),
+    )
+
+
+def _seed_sealed(state: GameState | None, event: SeedSealed) -> GameState:
+    state, hand = _hand_of(state)
+    return _replace(state, hand=_replace(hand, seed=event.seed))
+
+
+def _tiles_dealt(state: GameState | None, event: TilesDealt) -> GameState:
+    state, hand = _hand_of(state)
+    assert event.tiles is not None
+    return _replace(
+        state, hand=_replace(hand, hands=_with_seat(hand.hands, event.seat, event.tiles))
+    )
+
+
+def _boneyard_stacked(state: GameState | None, event: BoneyardStacked) -> GameState:
+    state, hand = _hand_of(state)
+    assert event.tiles is not None
+    return _replace(state, hand=_replace(hand, boneyard=event.tiles))
+
+
+def _hand_ended(state: GameState | None, event: HandEnded) -> GameState:
+    state, hand = _hand_of(state)
+    return _replace(
+        state,
+        phase="between-hands",
+        hand=None,
+        hands_played=event.hand,
+        last_leader=hand.leader,
+        last_domino_seat=event.winner_seat if event.outcome == "domino" else None,
+        last_winner_seat=event.winner_seat,
+    )
+
+
+def _game_ended(state: GameState | None, event: GameEnded) -> GameState:
+    assert state is not None
+    return _replace(state, phase="game-over", winner_side=event.winner_side)
+
+
+def _game_started(state: GameState | None, event: GameStarted) -> GameState:
+    return GameState(ruleset=event.ruleset, scores=(0,) * event.ruleset.side_count)
+
+
+# One function per event type, looked up by the event's exact type: a fold
+# over a hand runs this for every event, and a table beats a chain of
+# isinstance tests (a match statement) for the types near its end.
+_EVOLVERS: dict[type[Event], Callable[[GameState | None, Any], GameState]] = {
+    TilePlayed: _tile_played,
+    TileDrawn: _tile_drawn,
+    Passed: _passed,
+    PointsScored: _points_scored,
+    HandStarted: _hand_started,
+    SeedSealed: _seed_sealed,
+    TilesDealt: _tiles_dealt,
+    BoneyardStacked: _boneyard_stacked,
+    HandEnded: _hand_ended,
+    GameEnded: _game_ended,
+    GameStarted: _game_started,
+}
+
+
 def evolve(state: GameState | None, event: Event) -> GameState:
     """The state after ``event``.  Events are facts: nothing is validated here."""
-    replace = msgspec.structs.replace
-    match event:
-        case TilePlayed():
-            assert state is not None and state.hand is not None
-            hand = state.hand
-            rules = state.ruleset
-            seat = event.seat
-            hands = hand.hands
-            seat_tiles = hands[seat]
-            index = seat_tiles.index(event.tile)
-            seat_tiles = seat_tiles[:index] + seat_tiles[index + 1 :]
-            if event.end is None:
-                layout = Layout.with_lead(event.tile, rules.spinner)
-            else:
-                layout = hand.layout.place(event.tile, event.end, rules.spinner)
-            pending = None
-            if rules.muggins_rule:
-                points = points_for_count(event.count, rules.scoring)
-                if points and event.claim != points:
-                    pending = PendingCount(seat, points)
-            return replace(
-                state,
-                hand=replace(
-                    hand,
-                    hands=_with_seat(hands, seat, seat_tiles),
-                    layout=layout,
-                    turn=(seat + 1) % rules.seats,
-                    passes=0,
-                    pending=pending,
-                    must_lead=None,
-                ),
-            )
-        case TileDrawn():
-            assert state is not None and state.hand is not None and event.tile is not None
-            hand = state.hand
-            drawn = tuple(sorted((*hand.hands[event.seat], event.tile)))
-            return replace(
-                state,
-                hand=replace(
-                    hand,
-                    hands=_with_seat(hand.hands, event.seat, drawn),
-                    boneyard=hand.boneyard[1:],
-                ),
-            )
-        case Passed():
-            assert state is not None and state.hand is not None
-            hand = state.hand
-            return replace(
-                state,
-                hand=replace(
-                    hand, turn=(event.seat + 1) % state.ruleset.seats, passes=hand.passes + 1
-                ),
-            )
-        case PointsScored():
-            assert state is not None
-            if event.reason == "muggins" and state.hand is not None:
-                state = replace(state, hand=replace(state.hand, pending=None))
-            return replace(state, scores=_added(state.scores, event.side, event.points))
-        case HandStarted():
-            assert state is not None
-            seats = state.ruleset.seats
-            return replace(
-                state,
-                phase="playing",
-                hand=HandState(
-                    number=event.hand,
-                    leader=event.leader,
-                    must_lead=event.must_lead,
-                    commitment=event.commitment,
-                    hands=((),) * seats,
-                    turn=event.leader,
-                ),
-            )
-        case SeedSealed():
-            assert state is not None and state.hand is not None
-            return replace(state, hand=replace(state.hand, seed=event.seed))
-        case TilesDealt():
-            assert state is not None and state.hand is not None and event.tiles is not None
-            hands = _with_seat(state.hand.hands, event.seat, event.tiles)
-            return replace(state, hand=replace(state.hand, hands=hands))
-        case BoneyardStacked():
-            assert state is not None and state.hand is not None and event.tiles is not None
-            return replace(state, hand=replace(state.hand, boneyard=event.tiles))
-        case HandEnded():
-            assert state is not None and state.hand is not None
-            return replace(
-                state,
-                phase="between-hands",
-                hand=None,
-                hands_played=event.hand,
-                last_leader=state.hand.leader,
-                last_domino_seat=event.winner_seat if event.outcome == "domino" else None,
-                last_winner_seat=event.winner_seat,
-            )
-        case GameEnded():
-            assert state is not None
-            return replace(state, phase="game-over", winner_side=event.winner_side)
-        case GameStarted():
-            return GameState(ruleset=event.ruleset, scores=(0,) * event.ruleset.side_count)
-    raise TypeError(f"not an event: {event!r}")
+    try:
+        evolver = _EVOLVERS[type(event)]
+    except KeyError:
+        raise TypeError(f"not an event: {event!r}") from None
+    return evolver(state, event)
 
 
 def fold(events: Iterable[Event], state: GameState | None = None) -> GameState:

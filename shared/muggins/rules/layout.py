@@ -32,6 +32,10 @@ LEAD = -1
 
 _END_NAMES = ("left", "right", "up", "down")
 
+#: ``_BIT[n]`` is the open-numbers bit of an end showing n; ``_BIT[CLOSED]``
+#: (the last entry) is 0, so a closed end adds nothing.
+_BIT = (*(1 << n for n in range(64)), 0)
+
 
 def end_name(end: int) -> str:
     """How people call an arm's open end: left, right, up, down, then "arm N"."""
@@ -94,29 +98,36 @@ class Layout(msgspec.Struct, frozen=True, gc=False):
     def count_after(self, tile: Tile, end: int) -> int:
         """The count if ``tile`` went on arm ``end`` (which it fits)."""
         number = self.ends[end]
+        low, high = tile
+        after = low * 2 if low == high else (high if low == number else low)
         arm = self.arms[end]
+        if arm:  # the usual case: the tile covers the arm's tip
+            tip_low, tip_high = arm[-1]
+            return self.count + after - (tip_low * 2 if tip_low == tip_high else number)
         lead = self.lead
         assert lead is not None
-        if arm:
-            tip = arm[-1]
-            before = tip.low * 2 if tip.low == tip.high else number
-        elif end >= 2 or lead.low == lead.high:
+        if end >= 2 or lead.low == lead.high:
             before = 0  # an empty short side, or a double lead's long side (counted once below)
         else:
             before = number
-        low, high = tile
-        after = low * 2 if low == high else (high if low == number else low)
         total = self.count + after - before
-        if not arm and end < 2 and lead.low == lead.high and self.arms[1 - end]:
+        if end < 2 and lead.low == lead.high and self.arms[1 - end]:
             total -= lead.low * 2  # both long sides of the double lead are now covered
         return total
 
-    def place(self, tile: Tile, end: int, spinner_mode: SpinnerMode) -> Layout:
-        """The layout with ``tile`` on arm ``end``.  The caller checked ``fits``."""
-        count = self.count_after(tile, end)
+    def place(
+        self, tile: Tile, end: int, spinner_mode: SpinnerMode, count: int | None = None
+    ) -> Layout:
+        """The layout with ``tile`` on arm ``end``.  The caller checked ``fits``.
+
+        ``count`` is the count after the play when the caller knows it already
+        (a TilePlayed event records it), which spares working it out again.
+        """
+        if count is None:
+            count = self.count_after(tile, end)
+        low, high = tile
         ends = list(self.ends)
-        number = ends[end]
-        ends[end] = tile.high if tile.low == number else tile.low
+        ends[end] = high if low == ends[end] else low
         arms = list(self.arms)
         arms[end] = arms[end] + (tile,)
         spinners = self.spinners
@@ -130,7 +141,7 @@ class Layout(msgspec.Struct, frozen=True, gc=False):
                 both_long_sides_covered = len(arms[spinner.arm]) > spinner.position + 1
             if both_long_sides_covered:
                 ends[first_short] = ends[second_short] = spinner.tile.low
-        if tile.low == tile.high and (
+        if low == high and (
             spinner_mode == "every-double" or (spinner_mode == "first-double" and not spinners)
         ):
             short_arms = (len(arms), len(arms) + 1)
@@ -139,8 +150,7 @@ class Layout(msgspec.Struct, frozen=True, gc=False):
             spinners = (*spinners, Spinner(tile, end, len(arms[end]) - 1, short_arms))
         numbers = 0
         for showing in ends:
-            if showing != CLOSED:
-                numbers |= 1 << showing
+            numbers |= _BIT[showing]
         return Layout(self.lead, tuple(arms), tuple(ends), spinners, count, numbers)
 
     def tiles(self) -> list[Tile]:

@@ -43,6 +43,8 @@ _TWO_64 = 1 << 64
 _SPARE_VALUES = 8
 #: The rejection limit 2^64 - (2^64 mod m) for every m a set up to double-15 needs.
 _LIMITS = tuple(_TWO_64 - _TWO_64 % m if m else 0 for m in range(137))
+#: Below this no value is rejected for any of those m: the lowest of their limits.
+_NEVER_REJECTED = min(_LIMITS[2:])
 
 T = TypeVar("T")
 
@@ -105,6 +107,24 @@ def shuffled(seed: bytes, items: Sequence[T]) -> list[T]:
     """``items`` in the order the seed's Fisher-Yates shuffle gives."""
     deck = list(items)
     n = len(deck)
+    if n < 2:
+        return deck
+    values = stream_values(seed, SHUFFLE_LABEL, n - 1)
+    if n <= len(_LIMITS) and max(values) < _NEVER_REJECTED:
+        # The common case (all but about one hand in 2^57): no value is
+        # rejected, so value k of the stream picks the swap for i = n-1-k.
+        i = n - 1
+        for value in values:
+            j = value % (i + 1)
+            deck[i], deck[j] = deck[j], deck[i]
+            i -= 1
+        return deck
+    return _shuffled_with_rejections(seed, deck)
+
+
+def _shuffled_with_rejections(seed: bytes, deck: list[T]) -> list[T]:
+    """The shuffle read step by step, skipping rejected values (the general case)."""
+    n = len(deck)
     values = stream_values(seed, SHUFFLE_LABEL, n + _SPARE_VALUES)
     position = 0
     for i in range(n - 1, 0, -1):
@@ -112,7 +132,7 @@ def shuffled(seed: bytes, items: Sequence[T]) -> list[T]:
         value = values[position]
         position += 1
         limit = _LIMITS[m] if m < len(_LIMITS) else _TWO_64 - _TWO_64 % m
-        if value >= limit:  # about once in 2^58 hands
+        if value >= limit:
             value, position, values = _next_accepted(seed, values, position, limit)
         j = value % m
         deck[i], deck[j] = deck[j], deck[i]
@@ -121,6 +141,12 @@ def shuffled(seed: bytes, items: Sequence[T]) -> list[T]:
 
 def lottery(seed: bytes, seats: int) -> int:
     """The seat the lottery picks to lead."""
+    values = stream_values(seed, LOTTERY_LABEL, 4)
+    limit = _TWO_64 - (_TWO_64 % seats)
+    for value in values:
+        if value < limit:
+            return value % seats
+    # Four rejections in a row: read the stream on (never seen; exact all the same).
     return uniform_below(random_stream(seed, LOTTERY_LABEL, 4), seats)
 
 

@@ -73,4 +73,4 @@ def parse_tile(text: str, max_pip: int = 12) -> Tile:
 
 def pips(tiles: tuple[Tile, ...]) -> int:
     """The pips in a hand: every tile's value added."""
-    return sum(t.low + t.high for t in tiles)
+    return sum(map(sum, tiles))  # a tile is the pair of its halves
