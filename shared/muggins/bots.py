@@ -8,7 +8,8 @@ import random
 from typing import Literal, Protocol
 
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
-from muggins.rules.game import GameState, can_call_muggins, legal_moves, points_if_played
+from muggins.rules.game import can_call_muggins, legal_moves, points_if_played
+from muggins.rules.state import GameState
 
 BotLevel = Literal["random", "greedy"]
 BOT_LEVELS: tuple[BotLevel, ...] = ("random", "greedy")

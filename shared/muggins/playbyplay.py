@@ -22,10 +22,11 @@ from muggins.rules.events import (
     TilePlayed,
     TilesDealt,
 )
-from muggins.rules.game import GameState, evolve
+from muggins.rules.game import evolve
 from muggins.rules.layout import LEAD, Layout, end_name
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.scoring import round_to_five
+from muggins.rules.state import GameState
 from muggins.rules.tiles import Tile
 
 

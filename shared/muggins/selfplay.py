@@ -10,9 +10,10 @@ import msgspec
 from muggins.bots import Bot, BotLevel, make_bot
 from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.events import Event
-from muggins.rules.game import GameState, apply, play, start_game
+from muggins.rules.game import apply, play, start_game
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import hand_seed
+from muggins.rules.state import GameState
 
 #: A game that has not ended after this many hands is a bug, not a long game.
 MAX_HANDS = 1000

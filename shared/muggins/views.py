@@ -10,8 +10,9 @@ from __future__ import annotations
 import msgspec
 
 from muggins.rules.commands import Play
-from muggins.rules.game import GameState, can_call_muggins, legal_plays
+from muggins.rules.game import can_call_muggins, legal_plays
 from muggins.rules.layout import CLOSED, end_name
+from muggins.rules.state import GameState
 from muggins.rules.tiles import Tile
 
 

@@ -14,9 +14,10 @@ from muggins.rules.events import (
     SeedSealed,
     TilesDealt,
 )
-from muggins.rules.game import GameState, apply, fold
+from muggins.rules.game import apply, fold
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import commitment
+from muggins.rules.state import GameState
 from muggins.rules.tiles import Tile, parse_tile
 
 SEED = "00" * 32

@@ -7,8 +7,9 @@ import pytest
 
 from muggins.rules import errors
 from muggins.rules.commands import AnyCommand, CallMuggins, Draw, Pass, Play, StartHand
-from muggins.rules.game import GameState, apply, play, start_game
+from muggins.rules.game import apply, play, start_game
 from muggins.rules.presets import preset
+from muggins.rules.state import GameState
 from muggins.rules.tiles import Tile
 from tests.rules.scenario import dealt, t
 

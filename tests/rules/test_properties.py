@@ -12,7 +12,6 @@ from muggins.bots import Bot, GreedyBot, RandomBot
 from muggins.rules.commands import AnyCommand, CallMuggins, Draw, Pass, Play, StartHand
 from muggins.rules.events import Event, PointsScored, TileDrawn, TilePlayed
 from muggins.rules.game import (
-    GameState,
     advance,
     apply,
     fold,
@@ -25,6 +24,7 @@ from muggins.rules.presets import PRESETS, preset, seatings
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.scoring import points_for_count
 from muggins.rules.shuffle import hand_seed
+from muggins.rules.state import GameState
 from muggins.rules.tiles import tile_set
 from muggins.selfplay import MAX_HANDS, play_game
 

@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 import pytest
 
-from muggins.rules import shuffle
 from muggins.rules.errors import InvalidSeed
 from muggins.rules.shuffle import (
     LOTTERY_LABEL,
@@ -118,7 +117,7 @@ def test_engine_shuffle_equals_a_literal_reading_of_the_spec() -> None:
 
 
 def _stream_of(values: list[int]) -> Callable[[bytes, bytes, int], tuple[int, ...]]:
-    """A stand-in for stream_values that reads ``values`` (then 7s) instead of SHAKE-256."""
+    """A stream reader giving ``values`` (then 7s) instead of SHAKE-256 output."""
 
     def fake(seed: bytes, label: bytes, count: int) -> tuple[int, ...]:
         return tuple(values[:count]) + (7,) * max(0, count - len(values))
@@ -140,22 +139,20 @@ def _literal_shuffle(values: list[int], n: int) -> list[int]:
 
 
 @pytest.mark.parametrize("rejected_at", [[0], [3, 4], [26], [0, 1, 2, 30, 31]])
-def test_shuffle_skips_rejected_values_wherever_they_fall(
-    monkeypatch: pytest.MonkeyPatch, rejected_at: list[int]
-) -> None:
+def test_shuffle_skips_rejected_values_wherever_they_fall(rejected_at: list[int]) -> None:
     # Rejections happen about once in 2^57 hands, so a real seed never shows
     # one: feed the shuffle a stream with values past every limit instead.
     values = [(k * 0x9E3779B97F4A7C15) % 2**60 for k in range(40)]
     for position in rejected_at:
         values[position] = 2**64 - 1
-    monkeypatch.setattr(shuffle, "stream_values", _stream_of(values))
     tiles = tile_set(6)
     expected = [tiles[i] for i in _literal_shuffle(values, len(tiles))]
-    assert shuffled(ZERO_SEED, tiles) == expected
+    assert shuffled(ZERO_SEED, tiles, read=_stream_of(values)) == expected
 
 
-def test_lottery_skips_rejected_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    # 3 seats: 2^64 - 1 is past the limit; so are the next four, then 10 picks seat 1.
+@pytest.mark.parametrize("rejected", [0, 1, 4, 5, 9])
+def test_lottery_skips_rejected_values(rejected: int) -> None:
+    # 3 seats: values from the limit up are rejected; the first value below it picks.
     limit_for_three = 2**64 - 2**64 % 3
-    monkeypatch.setattr(shuffle, "stream_values", _stream_of([limit_for_three] * 5 + [10]))
-    assert lottery(ZERO_SEED, 3) == 10 % 3
+    stream = _stream_of([limit_for_three + k % 2 for k in range(rejected)] + [10, 11])
+    assert lottery(ZERO_SEED, 3, read=stream) == 10 % 3

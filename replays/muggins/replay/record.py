@@ -17,8 +17,8 @@ from muggins.rules.events import (
     PointsScored,
     TilePlayed,
 )
-from muggins.rules.game import GameState
 from muggins.rules.ruleset import Ruleset
+from muggins.rules.state import GameState
 
 RECORD_FORMAT = "muggins-hand-record"
 RECORD_FORMAT_VERSION = 1

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator, Sequence
 from muggins.playbyplay import draw_layout, ends_text, narrate, side_name, summary, tiles_text
 from muggins.replay.verify import HandVerdict
 from muggins.rules.events import Event, GameStarted
-from muggins.rules.game import GameState, evolve
+from muggins.rules.game import evolve
+from muggins.rules.state import GameState
 
 
 def show_lines(before: GameState, verdict: HandVerdict) -> Iterator[str]:

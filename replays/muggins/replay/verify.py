@@ -26,8 +26,9 @@ from muggins.replay.record import (
 from muggins.rules.commands import StartHand
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Event, GameStarted, HandEnded, HandStarted, TilePlayed
-from muggins.rules.game import GameState, fold, play, start_game
+from muggins.rules.game import fold, play, start_game
 from muggins.rules.shuffle import SHUFFLE_VERSION
+from muggins.rules.state import GameState
 
 
 class Problem(msgspec.Struct, frozen=True):

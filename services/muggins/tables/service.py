@@ -34,9 +34,10 @@ from muggins.rules.commands import AnyCommand, CallMuggins, StartHand
 from muggins.rules.describe import Language, describe
 from muggins.rules.errors import IllegalMove, InvalidRuleset
 from muggins.rules.events import SeatedPlayer
-from muggins.rules.game import GameState, fold, play, start_game
+from muggins.rules.game import fold, play, start_game
 from muggins.rules.presets import preset
 from muggins.rules.ruleset import Ruleset
+from muggins.rules.state import GameState
 from muggins.sql import load_queries
 from muggins.tables.protocol import (
     CreateTable,

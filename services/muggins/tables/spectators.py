@@ -29,7 +29,8 @@ from nats.aio.msg import Msg
 from muggins.bus.jetstream import bus_message_decoder
 from muggins.eventstore.store import EventStore
 from muggins.rules.events import Event, event_decoder, event_encoder, visible_to
-from muggins.rules.game import GameState, evolve
+from muggins.rules.game import evolve
+from muggins.rules.state import GameState
 from muggins.tables.protocol import (
     EventMessage,
     GameStartedMessage,

@@ -15,7 +15,7 @@ from muggins.projections.leaderboard import GameTally, Standing
 from muggins.projections.runner import QUERIES, Connection, Projection
 from muggins.projections.table_views import TableViewDocument
 from muggins.rules.events import GameEnded, SeatedPlayer
-from muggins.rules.game import GameState
+from muggins.rules.state import GameState
 
 _encode = msgspec.json.Encoder().encode
 _decode_state = msgspec.json.Decoder(GameState).decode

@@ -13,7 +13,8 @@ import msgspec
 
 from muggins.eventstore.store import RecordedEvent
 from muggins.rules.events import GameStarted, SeatedPlayer
-from muggins.rules.game import GameState, evolve
+from muggins.rules.game import evolve
+from muggins.rules.state import GameState
 from muggins.views import GameView, game_view
 
 NAME = "table-views"

@@ -14,11 +14,11 @@ ends by arm number.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
-from muggins.rules import errors
+from muggins.rules import errors, placing
 from muggins.rules.commands import AnyCommand, CallMuggins, Draw, Pass, Play, StartHand
 from muggins.rules.events import (
     BoneyardStacked,
@@ -36,7 +36,6 @@ from muggins.rules.events import (
     TilePlayed,
     TilesDealt,
 )
-from muggins.rules.layout import Layout
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.scoring import points_for_count, rounded_total
 from muggins.rules.shuffle import (
@@ -46,49 +45,8 @@ from muggins.rules.shuffle import (
     seed_from_hex,
     shuffled,
 )
+from muggins.rules.state import GameState, HandState, PendingCount
 from muggins.rules.tiles import Tile, pips, tile_set
-
-Phase = Literal["between-hands", "playing", "game-over"]
-
-
-# State, events and commands are immutable trees (no reference cycles), so
-# they stay out of the cyclic garbage collector (gc=False): a server holding
-# hundreds of games would otherwise pause for full collections.
-class PendingCount(msgspec.Struct, frozen=True, gc=False):
-    """A count its player did not claim (muggins rule): open to a call until the next play."""
-
-    seat: int
-    points: int
-
-
-class HandState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    number: int
-    leader: int
-    must_lead: Tile | None
-    commitment: str
-    #: Secret until the hand ends; only the audit trail and HandEnded carry it.
-    seed: str | None = None
-    hands: tuple[tuple[Tile, ...], ...]
-    boneyard: tuple[Tile, ...] = ()
-    layout: Layout = Layout()
-    turn: int
-    #: Passes in a row; as many as there are seats blocks the hand.
-    passes: int = 0
-    pending: PendingCount | None = None
-
-
-class GameState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    ruleset: Ruleset
-    #: Points per side (a seat, or a partnership).
-    scores: tuple[int, ...]
-    phase: Phase = "between-hands"
-    hand: HandState | None = None
-    hands_played: int = 0
-    last_leader: int | None = None
-    last_domino_seat: int | None = None
-    last_winner_seat: int | None = None
-    winner_side: int | None = None
-
 
 # ---------------------------------------------------------------- queries
 
@@ -173,7 +131,7 @@ def points_if_played(state: GameState, play: Play) -> int:
     if play.end is None:
         count = play.tile.value
     else:
-        count = hand.layout.count_after(play.tile, play.end)
+        count = placing.count_after(hand.layout, play.tile, play.end)
     return points_for_count(count, rules.scoring)
 
 
@@ -313,7 +271,7 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
                     raise errors.DrawRequired(f"seat {seat} has no tile that fits and must draw")
                 raise errors.MustPlay(f"seat {seat} has no tile that fits and must pass")
             raise errors.TileDoesNotMatch(f"the {tile} does not match the {ends[end]} on end {end}")
-        count = layout.count_after(tile, end)
+        count = placing.count_after(layout, tile, end)
     number = hand.number
     events: list[Event] = [TilePlayed(number, seat, tile, end, count, command.claim)]
     points = points_for_count(count, rules.scoring) if count else 0
@@ -554,9 +512,9 @@ def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:
     seat_tiles = hands[seat]
     index = seat_tiles.index(tile)
     if event.end is None:
-        layout = Layout.with_lead(tile, rules.spinner)
+        layout = placing.with_lead(tile, rules.spinner)
     else:
-        layout = hand.layout.place(tile, event.end, rules.spinner, event.count)
+        layout = placing.place(hand.layout, tile, event.end, rules.spinner, event.count)
     pending = None
     if rules.muggins_rule:
         points = points_for_count(event.count, rules.scoring)

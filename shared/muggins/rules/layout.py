@@ -15,7 +15,7 @@ Count (RULES.md, "Layout and the count"): the sum of the open ends.
 * An empty short arm of a spinner contributes nothing.
 
 The count is kept up to date by ``place`` (it changes only around the arm
-played on), so reading it costs nothing.
+played on), so reading it costs nothing.  ``placing`` holds the moves.
 """
 
 from __future__ import annotations
@@ -31,10 +31,6 @@ CLOSED = -1
 LEAD = -1
 
 _END_NAMES = ("left", "right", "up", "down")
-
-#: ``_BIT[n]`` is the open-numbers bit of an end showing n; ``_BIT[CLOSED]``
-#: (the last entry) is 0, so a closed end adds nothing.
-_BIT = (*(1 << n for n in range(64)), 0)
 
 
 def end_name(end: int) -> str:
@@ -71,18 +67,9 @@ class Layout(msgspec.Struct, frozen=True, gc=False):
     @staticmethod
     def with_lead(tile: Tile, spinner_mode: SpinnerMode) -> Layout:
         """The layout after ``tile`` is led."""
-        low, high = tile
-        numbers = (1 << low) | (1 << high)
-        if low == high and spinner_mode != "none":
-            return Layout(
-                tile,
-                ((), (), (), ()),
-                (high, low, CLOSED, CLOSED),
-                (Spinner(tile, LEAD, 0, (2, 3)),),
-                low + high,
-                numbers,
-            )
-        return Layout(tile, ((), ()), (high, low), (), low + high, numbers)
+        from muggins.rules import placing  # placing imports this module
+
+        return placing.with_lead(tile, spinner_mode)
 
     def fits(self, tile: Tile, end: int) -> bool:
         """Whether ``tile`` may go on arm ``end``'s open end."""
@@ -97,61 +84,17 @@ class Layout(msgspec.Struct, frozen=True, gc=False):
 
     def count_after(self, tile: Tile, end: int) -> int:
         """The count if ``tile`` went on arm ``end`` (which it fits)."""
-        number = self.ends[end]
-        low, high = tile
-        after = low * 2 if low == high else (high if low == number else low)
-        arm = self.arms[end]
-        if arm:  # the usual case: the tile covers the arm's tip
-            tip_low, tip_high = arm[-1]
-            return self.count + after - (tip_low * 2 if tip_low == tip_high else number)
-        lead = self.lead
-        assert lead is not None
-        if end >= 2 or lead.low == lead.high:
-            before = 0  # an empty short side, or a double lead's long side (counted once below)
-        else:
-            before = number
-        total = self.count + after - before
-        if end < 2 and lead.low == lead.high and self.arms[1 - end]:
-            total -= lead.low * 2  # both long sides of the double lead are now covered
-        return total
+        from muggins.rules import placing  # placing imports this module
+
+        return placing.count_after(self, tile, end)
 
     def place(
         self, tile: Tile, end: int, spinner_mode: SpinnerMode, count: int | None = None
     ) -> Layout:
-        """The layout with ``tile`` on arm ``end``.  The caller checked ``fits``.
+        """The layout with ``tile`` on arm ``end`` (see ``placing.place``)."""
+        from muggins.rules import placing  # placing imports this module
 
-        ``count`` is the count after the play when the caller knows it already
-        (a TilePlayed event records it), which spares working it out again.
-        """
-        if count is None:
-            count = self.count_after(tile, end)
-        low, high = tile
-        ends = list(self.ends)
-        ends[end] = high if low == ends[end] else low
-        arms = list(self.arms)
-        arms[end] = arms[end] + (tile,)
-        spinners = self.spinners
-        for spinner in spinners:
-            first_short, second_short = spinner.short_arms
-            if ends[first_short] != CLOSED:
-                continue
-            if spinner.arm == LEAD:
-                both_long_sides_covered = bool(arms[0]) and bool(arms[1])
-            else:
-                both_long_sides_covered = len(arms[spinner.arm]) > spinner.position + 1
-            if both_long_sides_covered:
-                ends[first_short] = ends[second_short] = spinner.tile.low
-        if low == high and (
-            spinner_mode == "every-double" or (spinner_mode == "first-double" and not spinners)
-        ):
-            short_arms = (len(arms), len(arms) + 1)
-            arms += [(), ()]
-            ends += [CLOSED, CLOSED]
-            spinners = (*spinners, Spinner(tile, end, len(arms[end]) - 1, short_arms))
-        numbers = 0
-        for showing in ends:
-            numbers |= _BIT[showing]
-        return Layout(self.lead, tuple(arms), tuple(ends), spinners, count, numbers)
+        return placing.place(self, tile, end, spinner_mode, count)
 
     def tiles(self) -> list[Tile]:
         """Every tile on the table: the lead, then each arm from its root."""

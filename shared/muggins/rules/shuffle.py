@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from muggins.rules.errors import InvalidSeed
@@ -47,6 +47,10 @@ _LIMITS = tuple(_TWO_64 - _TWO_64 % m if m else 0 for m in range(137))
 _NEVER_REJECTED = min(_LIMITS[2:])
 
 T = TypeVar("T")
+
+
+#: Reads the first ``count`` values of a stream: (seed, label, count) -> values.
+StreamReader = Callable[[bytes, bytes, int], tuple[int, ...]]
 
 
 def seed_from_hex(seed_hex: str) -> bytes:
@@ -91,25 +95,29 @@ def uniform_below(stream: Iterator[int], m: int) -> int:
 
 
 def _next_accepted(
-    seed: bytes, values: tuple[int, ...], position: int, limit: int
+    seed: bytes, values: tuple[int, ...], position: int, limit: int, read: StreamReader
 ) -> tuple[int, int, tuple[int, ...]]:
     """Read on past a rejected value: (accepted value, new position, values read)."""
     while True:
         if position == len(values):
-            values = stream_values(seed, SHUFFLE_LABEL, 2 * len(values))
+            values = read(seed, SHUFFLE_LABEL, 2 * len(values))
         value = values[position]
         position += 1
         if value < limit:
             return value, position, values
 
 
-def shuffled(seed: bytes, items: Sequence[T]) -> list[T]:
-    """``items`` in the order the seed's Fisher-Yates shuffle gives."""
+def shuffled(seed: bytes, items: Sequence[T], read: StreamReader = stream_values) -> list[T]:
+    """``items`` in the order the seed's Fisher-Yates shuffle gives.
+
+    ``read`` is where the stream comes from: ``stream_values`` but in the
+    tests that feed it values a real seed practically never gives.
+    """
     deck = list(items)
     n = len(deck)
     if n < 2:
         return deck
-    values = stream_values(seed, SHUFFLE_LABEL, n - 1)
+    values = read(seed, SHUFFLE_LABEL, n - 1)
     if n <= len(_LIMITS) and max(values) < _NEVER_REJECTED:
         # The common case (all but about one hand in 2^57): no value is
         # rejected, so value k of the stream picks the swap for i = n-1-k.
@@ -119,13 +127,13 @@ def shuffled(seed: bytes, items: Sequence[T]) -> list[T]:
             deck[i], deck[j] = deck[j], deck[i]
             i -= 1
         return deck
-    return _shuffled_with_rejections(seed, deck)
+    return _shuffled_with_rejections(seed, deck, read)
 
 
-def _shuffled_with_rejections(seed: bytes, deck: list[T]) -> list[T]:
+def _shuffled_with_rejections(seed: bytes, deck: list[T], read: StreamReader) -> list[T]:
     """The shuffle read step by step, skipping rejected values (the general case)."""
     n = len(deck)
-    values = stream_values(seed, SHUFFLE_LABEL, n + _SPARE_VALUES)
+    values = read(seed, SHUFFLE_LABEL, n + _SPARE_VALUES)
     position = 0
     for i in range(n - 1, 0, -1):
         m = i + 1
@@ -133,21 +141,22 @@ def _shuffled_with_rejections(seed: bytes, deck: list[T]) -> list[T]:
         position += 1
         limit = _LIMITS[m] if m < len(_LIMITS) else _TWO_64 - _TWO_64 % m
         if value >= limit:
-            value, position, values = _next_accepted(seed, values, position, limit)
+            value, position, values = _next_accepted(seed, values, position, limit, read)
         j = value % m
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 
 
-def lottery(seed: bytes, seats: int) -> int:
-    """The seat the lottery picks to lead."""
-    values = stream_values(seed, LOTTERY_LABEL, 4)
+def lottery(seed: bytes, seats: int, read: StreamReader = stream_values) -> int:
+    """The seat the lottery picks to lead (``read`` as for ``shuffled``)."""
     limit = _TWO_64 - (_TWO_64 % seats)
-    for value in values:
-        if value < limit:
-            return value % seats
-    # Four rejections in a row: read the stream on (never seen; exact all the same).
-    return uniform_below(random_stream(seed, LOTTERY_LABEL, 4), seats)
+    count = 4
+    while True:
+        values = read(seed, LOTTERY_LABEL, count)
+        for value in values[count // 2 if count > 4 else 0 :]:
+            if value < limit:
+                return value % seats
+        count *= 2  # every value so far rejected: read the stream on
 
 
 def hand_seed(game_seed: bytes, hand_number: int) -> bytes:
