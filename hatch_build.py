@@ -68,7 +68,7 @@ def compile_in_place(source_root: Path) -> list[Path]:
         os.chdir(previous)
 
 
-class CompileRulesHook(BuildHookInterface):  # type: ignore[type-arg]  # generic in newer hatchling
+class CompileRulesHook(BuildHookInterface):  # type: ignore[type-arg]
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:

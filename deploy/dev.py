@@ -28,8 +28,10 @@ PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 
 
 def _stamp_for(extras: str) -> str:
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    return f"{digest} {extras}\n"
+    digest = hashlib.sha256()
+    for name in ("pyproject.toml", "hatch_build.py"):  # what the installed build depends on
+        digest.update((ROOT / name).read_bytes())
+    return f"{digest.hexdigest()} {extras}\n"
 
 
 def ensure_environment(extras: str = "dev") -> None:
@@ -40,7 +42,9 @@ def ensure_environment(extras: str = "dev") -> None:
     stamp_file = VENV / ".muggins-installed"
     wanted = _stamp_for(extras)
     if stamp_file.exists() and stamp_file.read_text() == wanted:
-        return
+        if not _compiled_engine_is_stale():
+            return
+        print("rebuilding the compiled rules engine: its sources changed", flush=True)
     print(f"installing muggins[{extras}] into {VENV}", flush=True)
     subprocess.run(
         [str(PYTHON), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True
@@ -50,6 +54,12 @@ def ensure_environment(extras: str = "dev") -> None:
         check=True,
     )
     stamp_file.write_text(wanted)
+
+
+def _compiled_engine_is_stale() -> bool:
+    """Whether the in-place mypyc build (hatch_build.py) predates its sources."""
+    check = subprocess.run([str(PYTHON), "-m", "muggins.compiled"], cwd=ROOT)
+    return check.returncode != 0
 
 
 def _run(*argv: str) -> int:

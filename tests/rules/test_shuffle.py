@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections import Counter
 from collections.abc import Callable
 
@@ -116,11 +117,12 @@ def test_engine_shuffle_equals_a_literal_reading_of_the_spec() -> None:
             assert shuffled(seed, tiles) == expected
 
 
-def _stream_of(values: list[int]) -> Callable[[bytes, bytes, int], tuple[int, ...]]:
+def _stream_of(values: list[int]) -> Callable[[bytes, bytes, int], bytes]:
     """A stream reader giving ``values`` (then 7s) instead of SHAKE-256 output."""
 
-    def fake(seed: bytes, label: bytes, count: int) -> tuple[int, ...]:
-        return tuple(values[:count]) + (7,) * max(0, count - len(values))
+    def fake(seed: bytes, label: bytes, count: int) -> bytes:
+        read = values[:count] + [7] * max(0, count - len(values))
+        return struct.pack(f">{count}Q", *read)
 
     return fake
 
@@ -138,13 +140,21 @@ def _literal_shuffle(values: list[int], n: int) -> list[int]:
     return order
 
 
-@pytest.mark.parametrize("rejected_at", [[0], [3, 4], [26], [0, 1, 2, 30, 31]])
-def test_shuffle_skips_rejected_values_wherever_they_fall(rejected_at: list[int]) -> None:
+@pytest.mark.parametrize(
+    ("rejected_at", "near_limit_at"),
+    [([0], []), ([3, 4], []), ([26], []), ([0, 1, 2, 30, 31], []), ([], [5]), ([2], [0, 9])],
+)
+def test_shuffle_skips_rejected_values_wherever_they_fall(
+    rejected_at: list[int], near_limit_at: list[int]
+) -> None:
     # Rejections happen about once in 2^57 hands, so a real seed never shows
-    # one: feed the shuffle a stream with values past every limit instead.
+    # one: feed the shuffle a stream with values past every limit instead,
+    # and values just under the limits (high half all ones, yet accepted).
     values = [(k * 0x9E3779B97F4A7C15) % 2**60 for k in range(40)]
     for position in rejected_at:
         values[position] = 2**64 - 1
+    for position in near_limit_at:
+        values[position] = 2**64 - 2**20 + position
     tiles = tile_set(6)
     expected = [tiles[i] for i in _literal_shuffle(values, len(tiles))]
     assert shuffled(ZERO_SEED, tiles, read=_stream_of(values)) == expected
@@ -152,7 +162,8 @@ def test_shuffle_skips_rejected_values_wherever_they_fall(rejected_at: list[int]
 
 @pytest.mark.parametrize("rejected", [0, 1, 4, 5, 9])
 def test_lottery_skips_rejected_values(rejected: int) -> None:
-    # 3 seats: values from the limit up are rejected; the first value below it picks.
+    # 3 seats: 2^64 - 1 is the one value at or past the limit; the first value below it picks.
     limit_for_three = 2**64 - 2**64 % 3
-    stream = _stream_of([limit_for_three + k % 2 for k in range(rejected)] + [10, 11])
+    assert limit_for_three == 2**64 - 1
+    stream = _stream_of([limit_for_three] * rejected + [10, 11])
     assert lottery(ZERO_SEED, 3, read=stream) == 10 % 3

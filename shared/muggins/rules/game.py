@@ -14,7 +14,7 @@ ends by arm number.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final, cast
 
 import msgspec
 
@@ -183,10 +183,17 @@ def _decide_start_hand(state: GameState, command: StartHand) -> list[Event]:
         raise errors.HandInProgress("a hand is already being played")
     seed = seed_from_hex(command.seed)
     rules = state.ruleset
-    deck = shuffled(seed, tile_set(rules.max_pip))
+    tiles = tile_set(rules.max_pip)
+    # Shuffling the tiles' places in the canonical order shuffles the tiles
+    # alike; sorting places (small ints) sorts the tiles, since the canonical
+    # order is sorted.
+    order = shuffled(seed, range(len(tiles)))
     per_seat = rules.tiles_per_seat
-    hands = [tuple(sorted(deck[s * per_seat : (s + 1) * per_seat])) for s in range(rules.seats)]
-    boneyard = tuple(deck[rules.seats * per_seat :])
+    hands = [
+        tuple([tiles[i] for i in sorted(order[s * per_seat : (s + 1) * per_seat])])
+        for s in range(rules.seats)
+    ]
+    boneyard = tuple([tiles[i] for i in order[rules.seats * per_seat :]])
     number = state.hands_played + 1
     leader, reason, must_lead = _choose_leader(state, hands, seed)
     events: list[Event] = [
@@ -494,7 +501,8 @@ def _with_seat(
     return hands[:seat] + (tiles,) + hands[seat + 1 :]
 
 
-_replace = msgspec.structs.replace
+# Final: a compiled module keeps it in a C variable instead of looking it up.
+_replace: Final = msgspec.structs.replace
 
 
 def _hand_of(state: GameState | None) -> tuple[GameState, HandState]:
@@ -621,7 +629,7 @@ def _game_started(state: GameState | None, event: GameStarted) -> GameState:
 # One function per event type, looked up by the event's exact type: a fold
 # over a hand runs this for every event, and a table beats a chain of
 # isinstance tests (a match statement) for the types near its end.
-_EVOLVERS: dict[type[Event], Callable[[GameState | None, Any], GameState]] = {
+_EVOLVERS: Final[dict[type[Event], Callable[[GameState | None, Any], GameState]]] = {
     TilePlayed: _tile_played,
     TileDrawn: _tile_drawn,
     Passed: _passed,
@@ -638,8 +646,17 @@ _EVOLVERS: dict[type[Event], Callable[[GameState | None, Any], GameState]] = {
 
 def evolve(state: GameState | None, event: Event) -> GameState:
     """The state after ``event``.  Events are facts: nothing is validated here."""
+    # The events of every turn first, called directly (compiled, a direct
+    # call skips the generic one through the table).
+    kind = type(event)
+    if kind is TilePlayed:
+        return _tile_played(state, cast(TilePlayed, event))
+    if kind is Passed:
+        return _passed(state, cast(Passed, event))
+    if kind is PointsScored:
+        return _points_scored(state, cast(PointsScored, event))
     try:
-        evolver = _EVOLVERS[type(event)]
+        evolver = _EVOLVERS[kind]
     except KeyError:
         raise TypeError(f"not an event: {event!r}") from None
     return evolver(state, event)

@@ -7,13 +7,15 @@ mypyc while the Layout Struct itself stays an ordinary (frozen) msgspec class.
 
 from __future__ import annotations
 
+from typing import Final
+
 from muggins.rules.layout import CLOSED, LEAD, Layout, Spinner
 from muggins.rules.ruleset import SpinnerMode
 from muggins.rules.tiles import Tile
 
 #: ``_BIT[n]`` is the open-numbers bit of an end showing n; ``_BIT[CLOSED]``
 #: (the last entry) is 0, so a closed end adds nothing.
-_BIT = (*(1 << n for n in range(64)), 0)
+_BIT: Final = (*(1 << n for n in range(64)), 0)
 
 
 def with_lead(tile: Tile, spinner_mode: SpinnerMode) -> Layout:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from muggins.rules.errors import InvalidSeed
 
@@ -42,15 +42,18 @@ _TWO_64 = 1 << 64
 #: Values read beyond the n-1 a shuffle needs, so a rejection rarely costs a second call.
 _SPARE_VALUES = 8
 #: The rejection limit 2^64 - (2^64 mod m) for every m a set up to double-15 needs.
-_LIMITS = tuple(_TWO_64 - _TWO_64 % m if m else 0 for m in range(137))
-#: Below this no value is rejected for any of those m: the lowest of their limits.
-_NEVER_REJECTED = min(_LIMITS[2:])
+_LIMITS: Final[tuple[int, ...]] = tuple(_TWO_64 - _TWO_64 % m if m else 0 for m in range(137))
+#: 2^32 mod m for the same m: u mod m = ((high mod m) * (2^32 mod m) + low) mod m.
+_HIGH_MOD: Final[tuple[int, ...]] = tuple((1 << 32) % m if m else 0 for m in range(137))
+#: A value whose high half is below this is below every limit in _LIMITS
+#: (the lowest is 2^64 - 127), so it is never rejected.
+_HALF_MAX: Final = (1 << 32) - 1
 
 T = TypeVar("T")
 
 
-#: Reads the first ``count`` values of a stream: (seed, label, count) -> values.
-StreamReader = Callable[[bytes, bytes, int], tuple[int, ...]]
+#: Reads the bytes of the first ``count`` values of a stream: (seed, label, count).
+StreamReader = Callable[[bytes, bytes, int], bytes]
 
 
 def seed_from_hex(seed_hex: str) -> bytes:
@@ -69,10 +72,19 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
+def stream_bytes(seed: bytes, label: bytes, count: int) -> bytes:
+    """The bytes of the first ``count`` values of the ``label`` stream."""
+    return hashlib.shake_256(label + seed).digest(8 * count)
+
+
 def stream_values(seed: bytes, label: bytes, count: int) -> tuple[int, ...]:
     """The first ``count`` unsigned 64-bit values of the ``label`` stream."""
-    data = hashlib.shake_256(label + seed).digest(8 * count)
-    return struct.unpack(f">{count}Q", data)
+    return _values(stream_bytes(seed, label, count))
+
+
+def _values(data: bytes) -> tuple[int, ...]:
+    """Bytes read as unsigned 64-bit big-endian values."""
+    return struct.unpack(f">{len(data) // 8}Q", data)
 
 
 def random_stream(seed: bytes, label: bytes, chunk: int = 16) -> Iterator[int]:
@@ -100,30 +112,34 @@ def _next_accepted(
     """Read on past a rejected value: (accepted value, new position, values read)."""
     while True:
         if position == len(values):
-            values = read(seed, SHUFFLE_LABEL, 2 * len(values))
+            values = _values(read(seed, SHUFFLE_LABEL, 2 * len(values)))
         value = values[position]
         position += 1
         if value < limit:
             return value, position, values
 
 
-def shuffled(seed: bytes, items: Sequence[T], read: StreamReader = stream_values) -> list[T]:
+def shuffled(seed: bytes, items: Sequence[T], read: StreamReader = stream_bytes) -> list[T]:
     """``items`` in the order the seed's Fisher-Yates shuffle gives.
 
-    ``read`` is where the stream comes from: ``stream_values`` but in the
+    ``read`` is where the stream comes from: ``stream_bytes`` but in the
     tests that feed it values a real seed practically never gives.
     """
     deck = list(items)
     n = len(deck)
     if n < 2:
         return deck
-    values = read(seed, SHUFFLE_LABEL, n - 1)
-    if n <= len(_LIMITS) and max(values) < _NEVER_REJECTED:
-        # The common case (all but about one hand in 2^57): no value is
-        # rejected, so value k of the stream picks the swap for i = n-1-k.
+    # Each 64-bit value u read as its halves: u = high * 2^32 + low.  Small
+    # numbers keep the arithmetic native when this module is compiled.
+    halves: tuple[int, ...] = struct.unpack(f">{2 * (n - 1)}I", read(seed, SHUFFLE_LABEL, n - 1))
+    if n <= len(_LIMITS) and max(halves[0::2]) < _HALF_MAX:
+        # The common case (all but about one hand in 2^27): a high half
+        # below 2^32 - 1 puts u under every rejection limit, so value k of the
+        # stream picks the swap for i = n-1-k, with u mod m from the halves.
         i = n - 1
-        for value in values:
-            j = value % (i + 1)
+        for k in range(0, 2 * (n - 1), 2):
+            m = i + 1
+            j = (halves[k] % m * _HIGH_MOD[m] + halves[k + 1]) % m
             deck[i], deck[j] = deck[j], deck[i]
             i -= 1
         return deck
@@ -133,7 +149,7 @@ def shuffled(seed: bytes, items: Sequence[T], read: StreamReader = stream_values
 def _shuffled_with_rejections(seed: bytes, deck: list[T], read: StreamReader) -> list[T]:
     """The shuffle read step by step, skipping rejected values (the general case)."""
     n = len(deck)
-    values = read(seed, SHUFFLE_LABEL, n + _SPARE_VALUES)
+    values = _values(read(seed, SHUFFLE_LABEL, n + _SPARE_VALUES))
     position = 0
     for i in range(n - 1, 0, -1):
         m = i + 1
@@ -147,12 +163,12 @@ def _shuffled_with_rejections(seed: bytes, deck: list[T], read: StreamReader) ->
     return deck
 
 
-def lottery(seed: bytes, seats: int, read: StreamReader = stream_values) -> int:
+def lottery(seed: bytes, seats: int, read: StreamReader = stream_bytes) -> int:
     """The seat the lottery picks to lead (``read`` as for ``shuffled``)."""
     limit = _TWO_64 - (_TWO_64 % seats)
     count = 4
     while True:
-        values = read(seed, LOTTERY_LABEL, count)
+        values = _values(read(seed, LOTTERY_LABEL, count))
         for value in values[count // 2 if count > 4 else 0 :]:
             if value < limit:
                 return value % seats

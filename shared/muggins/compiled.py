@@ -1,0 +1,58 @@
+"""Whether the rules engine runs compiled, and whether that build is stale.
+
+hatch_build.py compiles the engine's hot modules with mypyc when the project
+is installed.  An editable install builds them in place, beside their
+sources, and records the SHA-256 of each source in ``compiled-from.json``.
+Python imports an extension module ahead of the ``.py`` beside it, so after
+a source is edited the old build would silently keep running: ``stale``
+finds that, and ``python -m muggins.compiled`` exits 1 when it does (which
+``deploy/dev.py`` turns into a rebuild).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import json
+import sys
+from pathlib import Path
+
+import muggins.rules
+
+RULES_FOLDER = Path(muggins.rules.__file__).parent
+#: Written by hatch_build.py beside an in-place build.
+STAMP_NAME = "compiled-from.json"
+
+
+def engine_is_compiled() -> bool:
+    """Whether ``muggins.rules.game`` was loaded from a compiled extension."""
+    from muggins.rules import game
+
+    return isinstance(getattr(game, "__loader__", None), importlib.machinery.ExtensionFileLoader)
+
+
+def stale(rules_folder: Path = RULES_FOLDER) -> list[str]:
+    """The compiled modules whose source changed since they were built."""
+    stamp = rules_folder / STAMP_NAME
+    if not stamp.exists():
+        return []  # not built in place: a wheel, or pure Python
+    built_from: dict[str, str] = json.loads(stamp.read_text())
+    source_root = rules_folder.parent.parent
+    changed = []
+    for name, digest in sorted(built_from.items()):
+        source = source_root / name
+        if not source.exists() or hashlib.sha256(source.read_bytes()).hexdigest() != digest:
+            changed.append(name)
+    return changed
+
+
+def main() -> int:
+    changed = stale()
+    if changed:
+        print("compiled rules engine is older than its sources: " + ", ".join(changed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
