@@ -120,7 +120,7 @@ def can_call_muggins(state: GameState, seat: int) -> bool:
     if hand is None or hand.pending is None or state.phase != "playing":
         return False
     rules = state.ruleset
-    return rules.side_of(seat) != rules.side_of(hand.pending.seat)
+    return _side(rules, seat) != _side(rules, hand.pending.seat)
 
 
 def points_if_played(state: GameState, play: Play) -> int:
@@ -254,10 +254,10 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
     if low > high or type(tile) is not Tile:  # written high half first, or a bare pair
         low, high = min(low, high), max(low, high)
         tile = Tile(low, high)
-    if low < 0 or high > rules.max_pip:
-        raise errors.UnknownTile(f"{high}-{low} is not in the double-{rules.max_pip} set")
     held = hand.hands[seat]
     if tile not in held:
+        if low < 0 or high > rules.max_pip:
+            raise errors.UnknownTile(f"{high}-{low} is not in the double-{rules.max_pip} set")
         raise errors.TileNotInHand(f"seat {seat} does not hold the {tile}")
     layout = hand.layout
     end = command.end
@@ -283,8 +283,8 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
     events: list[Event] = [TilePlayed(number, seat, tile, end, count, command.claim)]
     points = points_for_count(count, rules.scoring) if count else 0
     scores = state.scores
-    if points and (not rules.muggins_rule or command.claim == points):
-        side = seat % 2 if rules.partnerships else seat
+    if points and (command.claim == points or not rules.muggins_rule):
+        side = _side(rules, seat)
         events.append(PointsScored(number, side, seat, points, "count"))
         scores = _added(scores, side, points)
         if _target_reached_now(rules, scores, side):
@@ -304,7 +304,11 @@ def _decide_draw(state: GameState, command: Draw) -> list[Event]:
         raise errors.IllegalMove("this table does not draw: pass instead")
     if not hand.boneyard:
         raise errors.IllegalMove("the boneyard is empty: pass instead")
-    return [TileDrawn(hand=hand.number, seat=command.seat, tile=hand.boneyard[0])]
+    return _draw_events(hand, command.seat)
+
+
+def _draw_events(hand: HandState, seat: int) -> list[Event]:
+    return [TileDrawn(hand=hand.number, seat=seat, tile=hand.boneyard[0])]
 
 
 def _decide_pass(state: GameState, command: Pass) -> list[Event]:
@@ -314,10 +318,30 @@ def _decide_pass(state: GameState, command: Pass) -> list[Event]:
         raise errors.MustPlay(f"seat {seat} holds a tile that fits and must play it")
     if state.ruleset.drawing == "draw" and hand.boneyard:
         raise errors.DrawRequired(f"seat {seat} must draw before passing")
+    return _pass_events(state, hand, seat)
+
+
+def _pass_events(state: GameState, hand: HandState, seat: int) -> list[Event]:
     events: list[Event] = [Passed(hand=hand.number, seat=seat)]
     if hand.passes + 1 >= state.ruleset.seats:
         events += _blocked_events(state, hand)
     return events
+
+
+def _forced_events(state: GameState) -> list[Event] | None:
+    """The events of the draw or pass the seat on turn must make, if it must.
+
+    The same events ``decide`` gives for that move, without checking it again:
+    ``forced_move`` has just found it to be the only one.
+    """
+    move = forced_move(state)
+    if move is None:
+        return None
+    hand = state.hand
+    assert hand is not None
+    if isinstance(move, Draw):
+        return _draw_events(hand, move.seat)
+    return _pass_events(state, hand, move.seat)
 
 
 def _decide_muggins(state: GameState, command: CallMuggins) -> list[Event]:
@@ -332,7 +356,7 @@ def _decide_muggins(state: GameState, command: CallMuggins) -> list[Event]:
         raise errors.NothingToCall("there is no unclaimed count an opponent of yours made")
     assert hand.pending is not None
     rules = state.ruleset
-    side = rules.side_of(command.seat)
+    side = _side(rules, command.seat)
     points = hand.pending.points
     events: list[Event] = [
         PointsScored(
@@ -346,6 +370,11 @@ def _decide_muggins(state: GameState, command: CallMuggins) -> list[Event]:
 
 
 # ---------------------------------------------------------------- end of hand
+
+
+def _side(rules: Ruleset, seat: int) -> int:
+    """``rules.side_of(seat)``, compiled: the end-of-hand tallies ask it for every seat."""
+    return seat % 2 if rules.partnerships else seat
 
 
 def _added(scores: tuple[int, ...], side: int, points: int) -> tuple[int, ...]:
@@ -394,12 +423,12 @@ def _award(rules: Ruleset, seat_pips: tuple[int, ...], side: int, blocked: bool)
     """The hand winner's award from the seats' remaining pips."""
     if rules.hand_award == "one-point":
         return 1
-    opponents = [p for s, p in enumerate(seat_pips) if rules.side_of(s) != side]
+    opponents = [p for s, p in enumerate(seat_pips) if _side(rules, s) != side]
     if not blocked or rules.blocked_award == "opponents":
         return rounded_total(opponents, rules.rounding)
     if rules.blocked_award == "pips-of-others":
         return sum(opponents)
-    own = [p for s, p in enumerate(seat_pips) if rules.side_of(s) == side]
+    own = [p for s, p in enumerate(seat_pips) if _side(rules, s) == side]
     return max(0, rounded_total(opponents, rules.rounding) - rounded_total(own, rules.rounding))
 
 
@@ -411,7 +440,7 @@ def _domino_events(
     scores: tuple[int, ...],
 ) -> list[Event]:
     rules = state.ruleset
-    side = rules.side_of(seat)
+    side = _side(rules, seat)
     seat_pips = _seat_pips(hands)
     award = _award(rules, seat_pips, side, blocked=False)
     events: list[Event] = []
@@ -437,9 +466,9 @@ def _domino_events(
 def _blocked_events(state: GameState, hand: HandState) -> list[Event]:
     rules = state.ruleset
     seat_pips = _seat_pips(hand.hands)
-    side_pips = [0] * rules.side_count
+    side_pips = [0] * len(state.scores)  # a score per side
     for seat, seat_total in enumerate(seat_pips):
-        side_pips[rules.side_of(seat)] += seat_total
+        side_pips[_side(rules, seat)] += seat_total
     lowest = min(side_pips)
     winners = [side for side, total in enumerate(side_pips) if total == lowest]
     events: list[Event] = []
@@ -450,7 +479,7 @@ def _blocked_events(state: GameState, hand: HandState) -> list[Event]:
         winner_side = winners[0]
         # The winning side's seat holding the fewest pips (the lower seat on a tie).
         winner_seat = min(
-            (p, s) for s, p in enumerate(seat_pips) if rules.side_of(s) == winner_side
+            (p, s) for s, p in enumerate(seat_pips) if _side(rules, s) == winner_side
         )[1]
         award = _award(rules, seat_pips, winner_side, blocked=True)
         if award:
@@ -498,7 +527,9 @@ def _with_seat(
     hands: tuple[tuple[Tile, ...], ...], seat: int, tiles: tuple[Tile, ...]
 ) -> tuple[tuple[Tile, ...], ...]:
     """``hands`` with seat ``seat``'s hand replaced by ``tiles``."""
-    return hands[:seat] + (tiles,) + hands[seat + 1 :]
+    changed = list(hands)
+    changed[seat] = tiles
+    return tuple(changed)
 
 
 # Final: a compiled module keeps it in a C variable instead of looking it up.
@@ -517,12 +548,13 @@ def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:
     seat = event.seat
     tile = event.tile
     hands = hand.hands
-    seat_tiles = hands[seat]
-    index = seat_tiles.index(tile)
-    if event.end is None:
+    remaining = list(hands[seat])
+    remaining.remove(tile)
+    end = event.end
+    if end is None:
         layout = placing.with_lead(tile, rules.spinner)
     else:
-        layout = placing.place(hand.layout, tile, event.end, rules.spinner, event.count)
+        layout = placing.place(hand.layout, tile, end, rules.spinner, event.count)
     pending = None
     if rules.muggins_rule:
         points = points_for_count(event.count, rules.scoring)
@@ -532,7 +564,7 @@ def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:
         state,
         hand=_replace(
             hand,
-            hands=_with_seat(hands, seat, seat_tiles[:index] + seat_tiles[index + 1 :]),
+            hands=_with_seat(hands, seat, tuple(remaining)),
             layout=layout,
             turn=(seat + 1) % rules.seats,
             passes=0,
@@ -685,9 +717,10 @@ def apply(state: GameState, command: AnyCommand) -> tuple[GameState, list[Event]
 def advance(state: GameState) -> tuple[GameState, list[Event]]:
     """Make every forced draw and pass until a seat has a choice or the hand ends."""
     events: list[Event] = []
-    while (move := forced_move(state)) is not None:
-        state, new_events = apply(state, move)
-        events += new_events
+    while (forced := _forced_events(state)) is not None:
+        for event in forced:
+            state = evolve(state, event)
+        events += forced
     return state, events
 
 
@@ -696,7 +729,8 @@ def play(state: GameState, command: AnyCommand) -> tuple[GameState, list[Event]]
     events = decide(state, command)
     for event in events:
         state = evolve(state, event)
-    while (move := forced_move(state)) is not None:
-        state, forced = apply(state, move)
+    while (forced := _forced_events(state)) is not None:
+        for event in forced:
+            state = evolve(state, event)
         events += forced
     return state, events

@@ -43,11 +43,8 @@ _TWO_64 = 1 << 64
 _SPARE_VALUES = 8
 #: The rejection limit 2^64 - (2^64 mod m) for every m a set up to double-15 needs.
 _LIMITS: Final[tuple[int, ...]] = tuple(_TWO_64 - _TWO_64 % m if m else 0 for m in range(137))
-#: 2^32 mod m for the same m: u mod m = ((high mod m) * (2^32 mod m) + low) mod m.
-_HIGH_MOD: Final[tuple[int, ...]] = tuple((1 << 32) % m if m else 0 for m in range(137))
-#: A value whose high half is below this is below every limit in _LIMITS
-#: (the lowest is 2^64 - 127), so it is never rejected.
-_HALF_MAX: Final = (1 << 32) - 1
+#: Below this no value is rejected for any of those m: the lowest of their limits.
+_NEVER_REJECTED: Final = min(_LIMITS[2:])
 
 T = TypeVar("T")
 
@@ -129,17 +126,13 @@ def shuffled(seed: bytes, items: Sequence[T], read: StreamReader = stream_bytes)
     n = len(deck)
     if n < 2:
         return deck
-    # Each 64-bit value u read as its halves: u = high * 2^32 + low.  Small
-    # numbers keep the arithmetic native when this module is compiled.
-    halves: tuple[int, ...] = struct.unpack(f">{2 * (n - 1)}I", read(seed, SHUFFLE_LABEL, n - 1))
-    if n <= len(_LIMITS) and max(halves[0::2]) < _HALF_MAX:
-        # The common case (all but about one hand in 2^27): a high half
-        # below 2^32 - 1 puts u under every rejection limit, so value k of the
-        # stream picks the swap for i = n-1-k, with u mod m from the halves.
+    values = _values(read(seed, SHUFFLE_LABEL, n - 1))
+    if n <= len(_LIMITS) and max(values) < _NEVER_REJECTED:
+        # The common case (all but about one hand in 2^57): no value is
+        # rejected, so value k of the stream picks the swap for i = n-1-k.
         i = n - 1
-        for k in range(0, 2 * (n - 1), 2):
-            m = i + 1
-            j = (halves[k] % m * _HIGH_MOD[m] + halves[k + 1]) % m
+        for value in values:
+            j = value % (i + 1)
             deck[i], deck[j] = deck[j], deck[i]
             i -= 1
         return deck
