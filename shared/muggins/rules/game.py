@@ -36,6 +36,7 @@ from muggins.rules.events import (
     TilePlayed,
     TilesDealt,
 )
+from muggins.rules.layout import Layout
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.scoring import points_for_count, rounded_total
 from muggins.rules.shuffle import (
@@ -78,24 +79,40 @@ def legal_plays(state: GameState) -> list[Play]:
 def has_play(state: GameState, seat: int) -> bool:
     """Whether ``seat`` holds a tile that fits anywhere now."""
     hand = state.hand
-    if hand is None:
-        return False
-    layout = hand.layout
+    return hand is not None and _fits_anywhere(hand.layout, hand.hands[seat])
+
+
+def _fits_anywhere(layout: Layout, tiles: tuple[Tile, ...]) -> bool:
     if layout.lead is None:
         return True
     numbers = layout.open_numbers
-    for low, high in hand.hands[seat]:
+    for low, high in tiles:
         if (numbers >> low) & 1 or (numbers >> high) & 1:
             return True
     return False
 
 
+def _stuck(state: GameState) -> HandState | None:
+    """The hand, when the seat on turn holds nothing that fits (it must draw or pass)."""
+    hand = state.hand
+    if hand is None or state.phase != "playing":
+        return None
+    if _fits_anywhere(hand.layout, hand.hands[hand.turn]):
+        return None
+    return hand
+
+
+def _draws(rules: Ruleset, hand: HandState) -> bool:
+    """Whether a seat that is stuck draws (rather than passes)."""
+    return rules.drawing == "draw" and bool(hand.boneyard)
+
+
 def forced_move(state: GameState) -> Draw | Pass | None:
     """The draw or pass the engine must make for the seat on turn, if any."""
-    hand = state.hand
-    if hand is None or state.phase != "playing" or has_play(state, hand.turn):
+    hand = _stuck(state)
+    if hand is None:
         return None
-    if state.ruleset.drawing == "draw" and hand.boneyard:
+    if _draws(state.ruleset, hand):
         return Draw(seat=hand.turn)
     return Pass(seat=hand.turn)
 
@@ -274,7 +291,7 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
             raise errors.NoSuchEnd(f"end {end} is not open; the open ends are {open_ends}")
         if ends[end] != low and ends[end] != high:
             if not has_play(state, seat):
-                if rules.drawing == "draw" and hand.boneyard:
+                if _draws(rules, hand):
                     raise errors.DrawRequired(f"seat {seat} has no tile that fits and must draw")
                 raise errors.MustPlay(f"seat {seat} has no tile that fits and must pass")
             raise errors.TileDoesNotMatch(f"the {tile} does not match the {ends[end]} on end {end}")
@@ -316,7 +333,7 @@ def _decide_pass(state: GameState, command: Pass) -> list[Event]:
     hand = _hand_on_turn(state, seat)
     if has_play(state, seat):
         raise errors.MustPlay(f"seat {seat} holds a tile that fits and must play it")
-    if state.ruleset.drawing == "draw" and hand.boneyard:
+    if _draws(state.ruleset, hand):
         raise errors.DrawRequired(f"seat {seat} must draw before passing")
     return _pass_events(state, hand, seat)
 
@@ -332,16 +349,14 @@ def _forced_events(state: GameState) -> list[Event] | None:
     """The events of the draw or pass the seat on turn must make, if it must.
 
     The same events ``decide`` gives for that move, without checking it again:
-    ``forced_move`` has just found it to be the only one.
+    the seat is stuck, which leaves it that one move.
     """
-    move = forced_move(state)
-    if move is None:
+    hand = _stuck(state)
+    if hand is None:
         return None
-    hand = state.hand
-    assert hand is not None
-    if isinstance(move, Draw):
-        return _draw_events(hand, move.seat)
-    return _pass_events(state, hand, move.seat)
+    if _draws(state.ruleset, hand):
+        return _draw_events(hand, hand.turn)
+    return _pass_events(state, hand, hand.turn)
 
 
 def _decide_muggins(state: GameState, command: CallMuggins) -> list[Event]:

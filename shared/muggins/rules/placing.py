@@ -7,7 +7,7 @@ mypyc while the Layout Struct itself stays an ordinary (frozen) msgspec class.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, TypeVar
 
 from muggins.rules.layout import CLOSED, LEAD, Layout, Spinner
 from muggins.rules.ruleset import SpinnerMode
@@ -16,6 +16,8 @@ from muggins.rules.tiles import Tile
 #: ``_BIT[n]`` is the open-numbers bit of an end showing n; ``_BIT[CLOSED]``
 #: (the last entry) is 0, so a closed end adds nothing.
 _BIT: Final = (*(1 << n for n in range(64)), 0)
+
+T = TypeVar("T")
 
 
 def with_lead(tile: Tile, spinner_mode: SpinnerMode) -> Layout:
@@ -66,21 +68,60 @@ def place(
     if count is None:
         count = count_after(layout, tile, end)
     low, high = tile
+    ends = layout.ends
+    arms = layout.arms
+    spinners = layout.spinners
+    showing = high if low == ends[end] else low
+    grown = arms[end] + (tile,)
+    opens_short_sides = False
+    for spinner in spinners:
+        if ends[spinner.short_arms[0]] == CLOSED and _long_sides_covered(spinner, arms, end):
+            opens_short_sides = True
+    starts_spinner = low == high and (
+        spinner_mode == "every-double" or (spinner_mode == "first-double" and not spinners)
+    )
+    if not opens_short_sides and not starts_spinner:
+        # The usual play: one arm grows and its end shows a new number.
+        new_ends = _with_item(ends, end, showing)
+        return Layout(
+            layout.lead,
+            _with_item(arms, end, grown),
+            new_ends,
+            spinners,
+            count,
+            _open_numbers(new_ends),
+        )
+    return _place_around_spinners(layout, tile, end, spinner_mode, count, showing, grown)
+
+
+def _long_sides_covered(spinner: Spinner, arms: tuple[tuple[Tile, ...], ...], end: int) -> bool:
+    """Whether ``spinner``'s long sides both hold a tile once arm ``end`` (of
+    ``arms``, the arms before the play) has grown by a tile."""
+    if spinner.arm == LEAD:
+        return (bool(arms[0]) or end == 0) and (bool(arms[1]) or end == 1)
+    return len(arms[spinner.arm]) + (1 if end == spinner.arm else 0) > spinner.position + 1
+
+
+def _place_around_spinners(
+    layout: Layout,
+    tile: Tile,
+    end: int,
+    spinner_mode: SpinnerMode,
+    count: int,
+    showing: int,
+    grown: tuple[Tile, ...],
+) -> Layout:
+    """``place`` when the play opens a spinner's short sides or starts a spinner."""
     ends = list(layout.ends)
-    ends[end] = high if low == ends[end] else low
+    ends[end] = showing
     arms = list(layout.arms)
-    arms[end] = arms[end] + (tile,)
+    arms[end] = grown
     spinners = layout.spinners
     for spinner in spinners:
         first_short, second_short = spinner.short_arms
-        if ends[first_short] != CLOSED:
-            continue
-        if spinner.arm == LEAD:
-            both_long_sides_covered = bool(arms[0]) and bool(arms[1])
-        else:
-            both_long_sides_covered = len(arms[spinner.arm]) > spinner.position + 1
-        if both_long_sides_covered:
+        if ends[first_short] == CLOSED and _long_sides_covered(spinner, layout.arms, end):
             ends[first_short] = ends[second_short] = spinner.tile.low
+    low, high = tile
     if low == high and (
         spinner_mode == "every-double" or (spinner_mode == "first-double" and not spinners)
     ):
@@ -88,7 +129,22 @@ def place(
         arms += [(), ()]
         ends += [CLOSED, CLOSED]
         spinners = (*spinners, Spinner(tile, end, len(arms[end]) - 1, short_arms))
+    new_ends = tuple(ends)
+    return Layout(layout.lead, tuple(arms), new_ends, spinners, count, _open_numbers(new_ends))
+
+
+def _with_item(items: tuple[T, ...], index: int, item: T) -> tuple[T, ...]:
+    """``items`` with the one at ``index`` replaced (one new tuple, nothing else)."""
+    if len(items) == 2:
+        return (item, items[1]) if index == 0 else (items[0], item)
+    changed = list(items)
+    changed[index] = item
+    return tuple(changed)
+
+
+def _open_numbers(ends: tuple[int, ...]) -> int:
+    """Bit n set for every open end showing n."""
     numbers = 0
     for showing in ends:
         numbers |= _BIT[showing]
-    return Layout(layout.lead, tuple(arms), tuple(ends), spinners, count, numbers)
+    return numbers
