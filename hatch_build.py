@@ -36,6 +36,7 @@ COMPILED = (
     "muggins/rules/placing.py",
     "muggins/rules/shuffle.py",
     "muggins/rules/scoring.py",
+    "muggins/rules/tuples.py",
 )
 #: Written beside the in-place build: the SHA-256 of each source it was built from.
 COMPILED_STAMP = "muggins/rules/compiled-from.json"

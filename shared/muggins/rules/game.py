@@ -48,6 +48,7 @@ from muggins.rules.shuffle import (
 )
 from muggins.rules.state import GameState, HandState, PendingCount
 from muggins.rules.tiles import Tile, pips, tile_set
+from muggins.rules.tuples import with_item, without
 
 # ---------------------------------------------------------------- queries
 
@@ -538,15 +539,6 @@ def _game_end_events(
 # ---------------------------------------------------------------- evolve
 
 
-def _with_seat(
-    hands: tuple[tuple[Tile, ...], ...], seat: int, tiles: tuple[Tile, ...]
-) -> tuple[tuple[Tile, ...], ...]:
-    """``hands`` with seat ``seat``'s hand replaced by ``tiles``."""
-    changed = list(hands)
-    changed[seat] = tiles
-    return tuple(changed)
-
-
 # Final: a compiled module keeps it in a C variable instead of looking it up.
 _replace: Final = msgspec.structs.replace
 
@@ -563,8 +555,6 @@ def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:
     seat = event.seat
     tile = event.tile
     hands = hand.hands
-    remaining = list(hands[seat])
-    remaining.remove(tile)
     end = event.end
     if end is None:
         layout = placing.with_lead(tile, rules.spinner)
@@ -579,7 +569,7 @@ def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:
         state,
         hand=_replace(
             hand,
-            hands=_with_seat(hands, seat, tuple(remaining)),
+            hands=with_item(hands, seat, without(hands[seat], tile)),
             layout=layout,
             turn=(seat + 1) % rules.seats,
             passes=0,
@@ -596,7 +586,7 @@ def _tile_drawn(state: GameState | None, event: TileDrawn) -> GameState:
     return _replace(
         state,
         hand=_replace(
-            hand, hands=_with_seat(hand.hands, event.seat, drawn), boneyard=hand.boneyard[1:]
+            hand, hands=with_item(hand.hands, event.seat, drawn), boneyard=hand.boneyard[1:]
         ),
     )
 
@@ -641,7 +631,7 @@ def _tiles_dealt(state: GameState | None, event: TilesDealt) -> GameState:
     state, hand = _hand_of(state)
     assert event.tiles is not None
     return _replace(
-        state, hand=_replace(hand, hands=_with_seat(hand.hands, event.seat, event.tiles))
+        state, hand=_replace(hand, hands=with_item(hand.hands, event.seat, event.tiles))
     )
 
 

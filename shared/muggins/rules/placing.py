@@ -7,17 +7,16 @@ mypyc while the Layout Struct itself stays an ordinary (frozen) msgspec class.
 
 from __future__ import annotations
 
-from typing import Final, TypeVar
+from typing import Final
 
 from muggins.rules.layout import CLOSED, LEAD, Layout, Spinner
 from muggins.rules.ruleset import SpinnerMode
 from muggins.rules.tiles import Tile
+from muggins.rules.tuples import with_item
 
 #: ``_BIT[n]`` is the open-numbers bit of an end showing n; ``_BIT[CLOSED]``
 #: (the last entry) is 0, so a closed end adds nothing.
 _BIT: Final = (*(1 << n for n in range(64)), 0)
-
-T = TypeVar("T")
 
 
 def with_lead(tile: Tile, spinner_mode: SpinnerMode) -> Layout:
@@ -82,10 +81,10 @@ def place(
     )
     if not opens_short_sides and not starts_spinner:
         # The usual play: one arm grows and its end shows a new number.
-        new_ends = _with_item(ends, end, showing)
+        new_ends = with_item(ends, end, showing)
         return Layout(
             layout.lead,
-            _with_item(arms, end, grown),
+            with_item(arms, end, grown),
             new_ends,
             spinners,
             count,
@@ -131,15 +130,6 @@ def _place_around_spinners(
         spinners = (*spinners, Spinner(tile, end, len(arms[end]) - 1, short_arms))
     new_ends = tuple(ends)
     return Layout(layout.lead, tuple(arms), new_ends, spinners, count, _open_numbers(new_ends))
-
-
-def _with_item(items: tuple[T, ...], index: int, item: T) -> tuple[T, ...]:
-    """``items`` with the one at ``index`` replaced (one new tuple, nothing else)."""
-    if len(items) == 2:
-        return (item, items[1]) if index == 0 else (items[0], item)
-    changed = list(items)
-    changed[index] = item
-    return tuple(changed)
 
 
 def _open_numbers(ends: tuple[int, ...]) -> int:
