@@ -225,10 +225,8 @@ def _decide_start_hand(state: GameState, command: StartHand) -> list[Event]:
         ),
         SeedSealed(hand=number, seed=command.seed.lower()),
     ]
-    events.extend(
-        TilesDealt(hand=number, seat=seat, tile_count=len(tiles), tiles=tiles)
-        for seat, tiles in enumerate(hands)
-    )
+    for seat, dealt in enumerate(hands):
+        events.append(TilesDealt(hand=number, seat=seat, tile_count=len(dealt), tiles=dealt))
     events.append(BoneyardStacked(hand=number, tile_count=len(boneyard), tiles=boneyard))
     return events
 
@@ -298,10 +296,11 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
             raise errors.TileDoesNotMatch(f"the {tile} does not match the {ends[end]} on end {end}")
         count = placing.count_after(layout, tile, end)
     number = hand.number
-    events: list[Event] = [TilePlayed(number, seat, tile, end, count, command.claim)]
+    claim = command.claim
+    events: list[Event] = [TilePlayed(number, seat, tile, end, count, claim)]
     points = points_for_count(count, rules.scoring) if count else 0
     scores = state.scores
-    if points and (command.claim == points or not rules.muggins_rule):
+    if points and (claim == points or not rules.muggins_rule):
         side = _side(rules, seat)
         events.append(PointsScored(number, side, seat, points, "count"))
         scores = _added(scores, side, points)
