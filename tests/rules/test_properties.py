@@ -14,6 +14,7 @@ from muggins.rules.events import Event, PointsScored, TileDrawn, TilePlayed
 from muggins.rules.game import (
     advance,
     apply,
+    evolve,
     fold,
     forced_move,
     has_play,
@@ -124,6 +125,12 @@ def check_game(name: str, seats: int, partners: bool, seed: bytes, rng_seed: int
     state, events, decisions = run_checked_game(rules, seed, bots_for(rules, rng_seed, greedy))
     # The fold of the events is the state the commands reached.
     assert fold(events) == state
+    # After every single event a hand is held exactly while one is being
+    # played (the engine's queries rely on it instead of re-reading the phase).
+    folded: GameState | None = None
+    for event in events:
+        folded = evolve(folded, event)
+        assert (folded.hand is not None) == (folded.phase == "playing")
     # Re-applying the players' decisions alone rebuilds the same game, event for event.
     replayed, replayed_events = replay_decisions(rules, decisions)
     assert replayed == state

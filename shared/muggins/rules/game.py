@@ -56,7 +56,7 @@ from muggins.rules.tuples import with_item, without
 def legal_plays(state: GameState) -> list[Play]:
     """Every play the seat on turn may make, in the documented order."""
     hand = state.hand
-    if hand is None or state.phase != "playing":
+    if hand is None:  # no hand being played (GameState's invariant)
         return []
     seat = hand.turn
     tiles = hand.hands[seat]
@@ -96,7 +96,7 @@ def _fits_anywhere(layout: Layout, tiles: tuple[Tile, ...]) -> bool:
 def _stuck(state: GameState) -> HandState | None:
     """The hand, when the seat on turn holds nothing that fits (it must draw or pass)."""
     hand = state.hand
-    if hand is None or state.phase != "playing":
+    if hand is None:  # no hand being played (GameState's invariant)
         return None
     if _fits_anywhere(hand.layout, hand.hands[hand.turn]):
         return None
@@ -262,7 +262,7 @@ def _choose_leader(
 def _decide_play(state: GameState, command: Play) -> list[Event]:
     seat = command.seat
     hand = state.hand
-    if hand is None or seat != hand.turn or state.phase != "playing":
+    if hand is None or seat != hand.turn:
         hand = _hand_on_turn(state, seat)  # raises the reason
     rules = state.ruleset
     tile = command.tile
@@ -544,8 +544,10 @@ _replace: Final = msgspec.structs.replace
 
 def _hand_of(state: GameState | None) -> tuple[GameState, HandState]:
     """The state and its hand, for an event that only happens during a hand."""
-    assert state is not None and state.hand is not None
-    return state, state.hand
+    assert state is not None
+    hand = state.hand
+    assert hand is not None
+    return state, hand
 
 
 def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:

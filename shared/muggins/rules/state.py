@@ -45,6 +45,13 @@ class HandState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 
 class GameState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """A game between events.
+
+    Invariant: ``hand`` is set exactly while ``phase`` is "playing" (HandStarted
+    sets both, HandEnded clears both), so the rules' hot queries test ``hand``
+    alone.  tests/rules/test_properties.py checks it after every event.
+    """
+
     ruleset: Ruleset
     #: Points per side (a seat, or a partnership).
     scores: tuple[int, ...]
