@@ -5,7 +5,8 @@ type-checks the project anyway) turns the modules below into C extensions that
 run the same code about 1.5x faster.  Python imports an extension module ahead
 of the ``.py`` beside it, so nothing else changes.
 
-* ``pip install .`` (a wheel): the extensions go into the wheel.
+* ``pip install .`` (a wheel): the extensions go into the wheel, with the
+  record of the sources they were built from.
 * ``pip install -e .`` (what ``deploy/dev.py`` does): they are built in place,
   beside their sources in ``shared/``, and ``COMPILED_STAMP`` records the
   sources they were built from, so a stale build is noticed (``deploy/dev.py``
@@ -74,24 +75,27 @@ class CompileRulesHook(BuildHookInterface):  # type: ignore[type-arg]
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         source_root = Path(self.root) / SOURCE_ROOT
-        stamp = source_root / COMPILED_STAMP
-        stamp.unlink(missing_ok=True)
+        # An earlier build would shadow the sources if this one fails: drop it first.
+        (source_root / COMPILED_STAMP).unlink(missing_ok=True)
+        self._remove_extensions(source_root)
         if os.environ.get("MUGGINS_PURE_PYTHON") == "1":
-            self._remove_extensions(source_root)
             return
         try:
             built = compile_in_place(source_root)
-        except Exception as error:  # no compiler, no headers: still installable
+        # No compiler, no headers, or mypyc refusing the code (it exits): the
+        # project still installs, with the pure-Python engine.
+        except (Exception, SystemExit) as error:
             if os.environ.get("MUGGINS_REQUIRE_COMPILED") == "1":
                 raise
             self._remove_extensions(source_root)
-            self.app.display_warning(f"muggins: the rules engine stays pure Python ({error})")
+            self.app.display_warning(f"muggins: the rules engine stays pure Python ({error!r})")
             return
+        stamp = source_root / COMPILED_STAMP
         stamp.write_text(json.dumps(source_digests(source_root), indent=2) + "\n")
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
         if version == "standard":
-            for path in built:
+            for path in [*built, stamp]:
                 build_data["force_include"][str(path)] = path.relative_to(source_root).as_posix()
 
     @staticmethod

@@ -40,6 +40,12 @@ def test_no_stamp_means_nothing_built_in_place(tmp_path: Path) -> None:
     assert compiled.stale(tmp_path) == []
 
 
+def test_extensions_with_no_record_of_their_sources_are_stale(tmp_path: Path) -> None:
+    # What a build that failed half-way, or one from an older hook, leaves.
+    (tmp_path / "game.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    assert compiled.stale(tmp_path) == ["game.cpython-311-x86_64-linux-gnu.so"]
+
+
 def test_the_installed_engine_is_current() -> None:
     # The test session itself must not be running on a stale build.
     assert compiled.stale() == []

@@ -5,8 +5,8 @@ is installed.  An editable install builds them in place, beside their
 sources, and records the SHA-256 of each source in ``compiled-from.json``.
 Python imports an extension module ahead of the ``.py`` beside it, so after
 a source is edited the old build would silently keep running: ``stale``
-finds that, and ``python -m muggins.compiled`` exits 1 when it does (which
-``deploy/dev.py`` turns into a rebuild).
+finds that.  ``python -m muggins.compiled`` says which engine runs and exits
+1 on a stale build, which ``deploy/dev.py`` turns into a rebuild.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def stale(rules_folder: Path = RULES_FOLDER) -> list[str]:
     """The compiled modules whose source changed since they were built."""
     stamp = rules_folder / STAMP_NAME
     if not stamp.exists():
-        return []  # not built in place: a wheel, or pure Python
+        # Pure Python, unless extensions lie there with no record of their sources.
+        return sorted(p.name for p in rules_folder.iterdir() if p.suffix in (".so", ".pyd"))
     built_from: dict[str, str] = json.loads(stamp.read_text())
     source_root = rules_folder.parent.parent
     changed = []
@@ -47,10 +48,12 @@ def stale(rules_folder: Path = RULES_FOLDER) -> list[str]:
 
 
 def main() -> int:
+    """Say which engine runs; exit 1 when the compiled one is stale."""
     changed = stale()
     if changed:
         print("compiled rules engine is older than its sources: " + ", ".join(changed))
         return 1
+    print("rules engine: " + ("compiled with mypyc" if engine_is_compiled() else "pure Python"))
     return 0
 
 

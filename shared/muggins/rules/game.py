@@ -50,6 +50,15 @@ from muggins.rules.state import GameState, HandState, PendingCount
 from muggins.rules.tiles import Tile, pips, tile_set
 from muggins.rules.tuples import with_item, without
 
+# Classes of the uncompiled modules that the hot paths use, bound once: in
+# the compiled module a Final name is a C variable, any other global a lookup
+# in the module's dict at every use.
+_PLAY: Final = Play
+_TILE: Final = Tile
+_TILE_PLAYED: Final = TilePlayed
+_POINTS_SCORED: Final = PointsScored
+_PASSED: Final = Passed
+
 # ---------------------------------------------------------------- queries
 
 
@@ -63,8 +72,8 @@ def legal_plays(state: GameState) -> list[Play]:
     layout = hand.layout
     if layout.lead is None:
         if hand.must_lead is not None:
-            return [Play(seat, hand.must_lead)]
-        return [Play(seat, tile) for tile in tiles]
+            return [_PLAY(seat, hand.must_lead)]
+        return [_PLAY(seat, tile) for tile in tiles]
     numbers = layout.open_numbers
     ends = layout.ends
     plays = []
@@ -73,7 +82,7 @@ def legal_plays(state: GameState) -> list[Play]:
         if (numbers >> low) & 1 or (numbers >> high) & 1:
             for end, number in enumerate(ends):
                 if number == low or number == high:
-                    plays.append(Play(seat, tile, end))
+                    plays.append(_PLAY(seat, tile, end))
     return plays
 
 
@@ -166,6 +175,8 @@ def start_game(
 
 def decide(state: GameState, command: AnyCommand) -> list[Event]:
     """The events ``command`` causes, or an IllegalMove naming why not."""
+    if type(command) is _PLAY:  # by far the most common command
+        return _decide_play(state, command)
     match command:
         case Play():
             return _decide_play(state, command)
@@ -267,7 +278,7 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
     rules = state.ruleset
     tile = command.tile
     low, high = tile
-    if low > high or type(tile) is not Tile:  # written high half first, or a bare pair
+    if low > high or type(tile) is not _TILE:  # written high half first, or a bare pair
         low, high = min(low, high), max(low, high)
         tile = Tile(low, high)
     held = hand.hands[seat]
@@ -297,12 +308,12 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
         count = placing.count_after(layout, tile, end)
     number = hand.number
     claim = command.claim
-    events: list[Event] = [TilePlayed(number, seat, tile, end, count, claim)]
+    events: list[Event] = [_TILE_PLAYED(number, seat, tile, end, count, claim)]
     points = points_for_count(count, rules.scoring) if count else 0
     scores = state.scores
     if points and (claim == points or not rules.muggins_rule):
         side = _side(rules, seat)
-        events.append(PointsScored(number, side, seat, points, "count"))
+        events.append(_POINTS_SCORED(number, side, seat, points, "count"))
         scores = _added(scores, side, points)
         if _target_reached_now(rules, scores, side):
             return events + _target_reached_events(state, hand, scores, seat, tile)
@@ -339,7 +350,7 @@ def _decide_pass(state: GameState, command: Pass) -> list[Event]:
 
 
 def _pass_events(state: GameState, hand: HandState, seat: int) -> list[Event]:
-    events: list[Event] = [Passed(hand=hand.number, seat=seat)]
+    events: list[Event] = [_PASSED(hand=hand.number, seat=seat)]
     if hand.passes + 1 >= state.ruleset.seats:
         events += _blocked_events(state, hand)
     return events
@@ -687,11 +698,11 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     # The events of every turn first, called directly (compiled, a direct
     # call skips the generic one through the table).
     kind = type(event)
-    if kind is TilePlayed:
+    if kind is _TILE_PLAYED:
         return _tile_played(state, cast(TilePlayed, event))
-    if kind is Passed:
+    if kind is _PASSED:
         return _passed(state, cast(Passed, event))
-    if kind is PointsScored:
+    if kind is _POINTS_SCORED:
         return _points_scored(state, cast(PointsScored, event))
     try:
         evolver = _EVOLVERS[kind]

@@ -20,15 +20,17 @@ played on), so reading it costs nothing.  ``placing`` holds the moves.
 
 from __future__ import annotations
 
+from typing import Final
+
 import msgspec
 
 from muggins.rules.ruleset import SpinnerMode
 from muggins.rules.tiles import Tile
 
 #: ``Layout.ends`` value of an arm that cannot take a tile yet.
-CLOSED = -1
+CLOSED: Final = -1
 #: ``Spinner.arm`` value of a spinner that is the lead tile.
-LEAD = -1
+LEAD: Final = -1
 
 _END_NAMES = ("left", "right", "up", "down")
 

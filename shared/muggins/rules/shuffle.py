@@ -32,15 +32,15 @@ from typing import Final, TypeVar
 
 from muggins.rules.errors import InvalidSeed
 
-SHUFFLE_VERSION = 1
-SEED_BYTES = 32
-SHUFFLE_LABEL = b"muggins/shuffle/v1"
-LOTTERY_LABEL = b"muggins/lottery/v1"
-HAND_SEED_LABEL = b"muggins/hand-seed/v1"
+SHUFFLE_VERSION: Final = 1
+SEED_BYTES: Final = 32
+SHUFFLE_LABEL: Final = b"muggins/shuffle/v1"
+LOTTERY_LABEL: Final = b"muggins/lottery/v1"
+HAND_SEED_LABEL: Final = b"muggins/hand-seed/v1"
 
-_TWO_64 = 1 << 64
+_TWO_64: Final = 1 << 64
 #: Values read beyond the n-1 a shuffle needs, so a rejection rarely costs a second call.
-_SPARE_VALUES = 8
+_SPARE_VALUES: Final = 8
 #: The rejection limit 2^64 - (2^64 mod m) for every m a set up to double-15 needs.
 _LIMITS: Final[tuple[int, ...]] = tuple(_TWO_64 - _TWO_64 % m if m else 0 for m in range(137))
 #: Below this no value is rejected for any of those m: the lowest of their limits.
