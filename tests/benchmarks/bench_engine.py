@@ -46,8 +46,8 @@ def muggins_playouts(name: str, seats: int, partners: bool) -> Callable[[float],
         deadline = start + seconds
         while time.perf_counter() < deadline:
             state, _ = start_game(rules)
-            while state.phase != "game-over":
-                if state.phase == "between-hands":
+            while (phase := state.phase) != "game-over":
+                if phase == "between-hands":
                     hands += 1
                     seed = hand_seed(game_seed, hands).hex()
                     state, _ = play(state, StartHand(seed=seed))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 from typing import Final, TypeVar
 
 from muggins.rules.errors import InvalidSeed
@@ -81,7 +82,13 @@ def stream_values(seed: bytes, label: bytes, count: int) -> tuple[int, ...]:
 
 def _values(data: bytes) -> tuple[int, ...]:
     """Bytes read as unsigned 64-bit big-endian values."""
-    return struct.unpack(f">{len(data) // 8}Q", data)
+    return _reader(len(data) // 8).unpack(data)
+
+
+@cache
+def _reader(count: int) -> struct.Struct:
+    """The unpacker of ``count`` big-endian 64-bit values (made once per count)."""
+    return struct.Struct(f">{count}Q")
 
 
 def random_stream(seed: bytes, label: bytes, chunk: int = 16) -> Iterator[int]:
