@@ -18,6 +18,16 @@ def with_item(items: tuple[T, ...], index: int, item: T) -> tuple[T, ...]:
 
 def without(items: tuple[T, ...], item: T) -> tuple[T, ...]:
     """``items`` without the first ``item`` (which it holds)."""
-    remaining = list(items)
-    remaining.remove(item)
+    # Usually ``item`` is the very object held (a play chosen from the legal
+    # ones): find it by identity, a pointer test, before comparing values.
+    remaining = []
+    found = False
+    for other in items:
+        if other is item and not found:
+            found = True
+        else:
+            remaining.append(other)
+    if not found:  # an equal object, say decoded from a stored event
+        remaining = list(items)
+        remaining.remove(item)
     return tuple(remaining)
