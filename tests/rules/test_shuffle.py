@@ -13,11 +13,14 @@ from muggins.rules.errors import InvalidSeed
 from muggins.rules.shuffle import (
     LOTTERY_LABEL,
     SHUFFLE_LABEL,
+    _swap_reading_bytes,
+    _swap_reading_values,
     commitment,
     lottery,
     random_stream,
     seed_from_hex,
     shuffled,
+    stream_bytes,
     stream_values,
     uniform_below,
 )
@@ -167,3 +170,27 @@ def test_lottery_skips_rejected_values(rejected: int) -> None:
     assert limit_for_three == 2**64 - 1
     stream = _stream_of([limit_for_three] * rejected + [10, 11])
     assert lottery(ZERO_SEED, 3, read=stream) == 10 % 3
+
+
+def test_seven_bytes_of_ones_across_two_values_reject_nothing() -> None:
+    # 0x..00FFFFFF then 0xFFFFFFFF..: seven 0xff bytes in a row, but neither
+    # value is past a limit.  The shuffle takes its general path here.
+    values = [(k * 0x9E3779B97F4A7C15) % 2**60 for k in range(40)]
+    values[6] = 0x0000_0000_00FF_FFFF
+    values[7] = 0xFFFF_FFFF_0000_0000
+    tiles = tile_set(6)
+    expected = [tiles[i] for i in _literal_shuffle(values, len(tiles))]
+    assert shuffled(ZERO_SEED, tiles, read=_stream_of(values)) == expected
+
+
+def test_both_ways_of_reading_the_stream_swap_alike() -> None:
+    # The compiled engine reads the stream byte by byte, the interpreted one
+    # unpacks whole values: each is tested here whichever way this runs.
+    for max_pip in (6, 9, 12, 15):
+        n = len(tile_set(max_pip))
+        for k in range(50):
+            data = stream_bytes(bytes([k, max_pip]) * 16, SHUFFLE_LABEL, n - 1)
+            by_values, by_bytes = list(range(n)), list(range(n))
+            _swap_reading_values(by_values, data)
+            _swap_reading_bytes(by_bytes, data)
+            assert by_values == by_bytes

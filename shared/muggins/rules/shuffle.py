@@ -44,8 +44,14 @@ _TWO_64: Final = 1 << 64
 _SPARE_VALUES: Final = 8
 #: The rejection limit 2^64 - (2^64 mod m) for every m a set up to double-15 needs.
 _LIMITS: Final[tuple[int, ...]] = tuple(_TWO_64 - _TWO_64 % m if m else 0 for m in range(137))
-#: Below this no value is rejected for any of those m: the lowest of their limits.
-_NEVER_REJECTED: Final = min(_LIMITS[2:])
+#: 2^32 mod m for the same m (see _swap_reading_bytes).
+_HIGH_MOD: Final[tuple[int, ...]] = tuple((1 << 32) % m if m else 0 for m in range(137))
+#: Seven bytes of all ones: how every rejected value starts (the lowest limit
+#: above is 2^64 - 127).
+_SEVEN_ONES: Final = b"\xff" * 7
+#: Whether this module runs compiled by mypyc (hatch_build.py): then its file
+#: is the extension module, not the source.
+_COMPILED: Final = not __file__.endswith(".py")
 
 T = TypeVar("T")
 
@@ -133,17 +139,43 @@ def shuffled(seed: bytes, items: Sequence[T], read: StreamReader = stream_bytes)
     n = len(deck)
     if n < 2:
         return deck
-    values = _values(read(seed, SHUFFLE_LABEL, n - 1))
-    if n <= len(_LIMITS) and max(values) < _NEVER_REJECTED:
-        # The common case (all but about one hand in 2^57): no value is
-        # rejected, so value k of the stream picks the swap for i = n-1-k.
-        i = n - 1
-        for value in values:
-            j = value % (i + 1)
-            deck[i], deck[j] = deck[j], deck[i]
-            i -= 1
+    data = read(seed, SHUFFLE_LABEL, n - 1)
+    # The common case (all but about one hand in 2^48): no value is rejected.
+    # A rejected value is at least 2^64 - 127, so its first seven bytes are
+    # all ones; a stream without seven such bytes in a row has none.
+    if n <= len(_LIMITS) and _SEVEN_ONES not in data:
+        swap = _swap_reading_bytes if _COMPILED else _swap_reading_values
+        swap(deck, data)
         return deck
     return _shuffled_with_rejections(seed, deck, read)
+
+
+def _swap_reading_values(deck: list[T], data: bytes) -> None:
+    """Fisher-Yates with no rejection: value k of the stream swaps i = n-1-k."""
+    i = len(deck) - 1
+    for value in _values(data):
+        j = value % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+        i -= 1
+
+
+def _swap_reading_bytes(deck: list[T], data: bytes) -> None:
+    """``_swap_reading_values``, reading each value as its two 32-bit halves.
+
+    Compiled, this is all machine arithmetic (a 64-bit value is too big for
+    it, its halves are not): u mod m = ((high mod m) * (2^32 mod m) + low) mod m.
+    Interpreted, it is several times slower than unpacking the values.
+    """
+    i = len(deck) - 1
+    k = 0
+    while i > 0:
+        m = i + 1
+        high = (data[k] << 24) | (data[k + 1] << 16) | (data[k + 2] << 8) | data[k + 3]
+        low = (data[k + 4] << 24) | (data[k + 5] << 16) | (data[k + 6] << 8) | data[k + 7]
+        j = (high % m * _HIGH_MOD[m] + low) % m
+        deck[i], deck[j] = deck[j], deck[i]
+        i -= 1
+        k += 8
 
 
 def _shuffled_with_rejections(seed: bytes, deck: list[T], read: StreamReader) -> list[T]:
