@@ -47,7 +47,7 @@ from muggins.rules.shuffle import (
     shuffled,
 )
 from muggins.rules.state import GameState, HandState, PendingCount
-from muggins.rules.tiles import Tile, pips, tile_set
+from muggins.rules.tiles import Tile, tile_set
 from muggins.rules.tuples import with_item, without
 
 # Classes of the uncompiled modules that the hot paths use, bound once: in
@@ -403,6 +403,11 @@ def _side(rules: Ruleset, seat: int) -> int:
     return seat % 2 if rules.partnerships else seat
 
 
+def _side_count(rules: Ruleset) -> int:
+    """``rules.side_count``, compiled (Ruleset's own code runs interpreted)."""
+    return 2 if rules.partnerships else rules.seats
+
+
 def _added(scores: tuple[int, ...], side: int, points: int) -> tuple[int, ...]:
     return scores[:side] + (scores[side] + points,) + scores[side + 1 :]
 
@@ -416,7 +421,14 @@ def _target_reached_now(rules: Ruleset, scores: tuple[int, ...], side: int) -> b
 
 
 def _seat_pips(hands: Iterable[tuple[Tile, ...]]) -> tuple[int, ...]:
-    return tuple(map(pips, hands))
+    """Each seat's pips (``tiles.pips`` of each hand, as a compiled loop)."""
+    totals = []
+    for tiles in hands:
+        total = 0
+        for low, high in tiles:
+            total += low + high
+        totals.append(total)
+    return tuple(totals)
 
 
 def _target_reached_events(
@@ -672,7 +684,8 @@ def _game_ended(state: GameState | None, event: GameEnded) -> GameState:
 
 
 def _game_started(state: GameState | None, event: GameStarted) -> GameState:
-    return GameState(ruleset=event.ruleset, scores=(0,) * event.ruleset.side_count)
+    rules = event.ruleset
+    return GameState(ruleset=rules, scores=(0,) * _side_count(rules))
 
 
 # One function per event type, looked up by the event's exact type: a fold
