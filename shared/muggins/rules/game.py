@@ -310,13 +310,14 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
     claim = command.claim
     events: list[Event] = [_TILE_PLAYED(number, seat, tile, end, count, claim)]
     points = points_for_count(count, rules.scoring) if count else 0
-    scores = state.scores
     if points and (claim == points or not rules.muggins_rule):
         side = _side(rules, seat)
         events.append(_POINTS_SCORED(number, side, seat, points, "count"))
-        scores = _added(scores, side, points)
+        scores = _added(state.scores, side, points)
         if _target_reached_now(rules, scores, side):
             return events + _target_reached_events(state, hand, scores, seat, tile)
+    else:
+        scores = state.scores
     if len(held) == 1:
         remaining = list(hand.hands)
         remaining[seat] = ()

@@ -9,8 +9,17 @@ T = TypeVar("T")
 
 def with_item(items: tuple[T, ...], index: int, item: T) -> tuple[T, ...]:
     """``items`` with the one at ``index`` replaced: one new tuple, nothing else."""
-    if len(items) == 2:  # two seats, or a layout's two arms: the common case
+    size = len(items)
+    if size == 2:  # two seats, or a layout's two arms: the common case
         return (item, items[1]) if index == 0 else (items[0], item)
+    if size == 4:  # four seats, or a spinner's four arms
+        if index == 0:
+            return (item, items[1], items[2], items[3])
+        if index == 1:
+            return (items[0], item, items[2], items[3])
+        if index == 2:
+            return (items[0], items[1], item, items[3])
+        return (items[0], items[1], items[2], item)
     changed = list(items)
     changed[index] = item
     return tuple(changed)
