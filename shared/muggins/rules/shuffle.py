@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Final, TypeVar
 
@@ -95,25 +95,6 @@ def _values(data: bytes) -> tuple[int, ...]:
 def _reader(count: int) -> struct.Struct:
     """The unpacker of ``count`` big-endian 64-bit values (made once per count)."""
     return struct.Struct(f">{count}Q")
-
-
-def random_stream(seed: bytes, label: bytes, chunk: int = 16) -> Iterator[int]:
-    """The endless ``label`` stream under ``seed``, ``chunk`` values at a time."""
-    read = 0
-    while True:
-        values = stream_values(seed, label, read + chunk)
-        yield from values[read:]
-        read += chunk
-        chunk *= 2
-
-
-def uniform_below(stream: Iterator[int], m: int) -> int:
-    """A uniform integer in [0, m) from the stream, by rejection sampling."""
-    limit = _TWO_64 - (_TWO_64 % m)
-    value = next(stream)
-    while value >= limit:
-        value = next(stream)
-    return value % m
 
 
 def _next_accepted(
