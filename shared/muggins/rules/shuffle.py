@@ -51,7 +51,7 @@ _HIGH_MOD: Final[tuple[int, ...]] = tuple((1 << 32) % m if m else 0 for m in ran
 _SEVEN_ONES: Final = b"\xff" * 7
 #: Whether this module runs compiled by mypyc (hatch_build.py): then its file
 #: is the extension module, not the source.
-_COMPILED: Final = not __file__.endswith(".py")
+_COMPILED: Final = __file__.endswith((".so", ".pyd"))
 
 T = TypeVar("T")
 
