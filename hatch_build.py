@@ -2,8 +2,9 @@
 
 The rules core is written in plain typed Python; mypyc (part of mypy, which
 type-checks the project anyway) turns the modules below into C extensions that
-run the same code about 1.5x faster.  Python imports an extension module ahead
-of the ``.py`` beside it, so nothing else changes.
+run the same code about twice as fast (docs/rules.md, "Speed").  Python
+imports an extension module ahead of the ``.py`` beside it, so nothing else
+changes.
 
 * ``pip install .`` (a wheel): the extensions go into the wheel, with the
   record of the sources they were built from.
