@@ -178,7 +178,7 @@ def _shuffled_with_rejections(seed: bytes, deck: list[T], read: StreamReader) ->
 
 def lottery(seed: bytes, seats: int, read: StreamReader = stream_bytes) -> int:
     """The seat the lottery picks to lead (``read`` as for ``shuffled``)."""
-    limit = _TWO_64 - (_TWO_64 % seats)
+    limit = _LIMITS[seats]
     count = 4
     while True:
         values = _values(read(seed, LOTTERY_LABEL, count))
