@@ -31,6 +31,11 @@ def engine_is_compiled() -> bool:
     return isinstance(getattr(game, "__loader__", None), importlib.machinery.ExtensionFileLoader)
 
 
+def describe() -> str:
+    """Which engine runs, in words."""
+    return "compiled with mypyc" if engine_is_compiled() else "pure Python (not compiled)"
+
+
 def stale(rules_folder: Path = RULES_FOLDER) -> list[str]:
     """The compiled modules whose source changed since they were built."""
     stamp = rules_folder / STAMP_NAME
@@ -53,7 +58,7 @@ def main() -> int:
     if changed:
         print("compiled rules engine is older than its sources: " + ", ".join(changed))
         return 1
-    print("rules engine: " + ("compiled with mypyc" if engine_is_compiled() else "pure Python"))
+    print(f"rules engine: {describe()}")
     return 0
 
 

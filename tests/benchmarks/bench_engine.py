@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from muggins.compiled import engine_is_compiled
+from muggins import compiled
 from muggins.rules.commands import StartHand
 from muggins.rules.game import legal_plays, play, start_game
 from muggins.rules.presets import preset
@@ -98,8 +98,7 @@ def main() -> int:
         "muggins playelephant, 4 seats": best_rate(muggins_playouts("playelephant", 4, True)),
         "OpenSpiel python_block_dominoes": best_rate(open_spiel),
     }
-    engine = "compiled with mypyc" if engine_is_compiled() else "pure Python (not compiled)"
-    print(f"rules engine: {engine}")
+    print(f"rules engine: {compiled.describe()}")
     for label, rate in results.items():
         print(f"{label:<34} {rate:>10,.0f} random hands/s")
     base = results["OpenSpiel python_block_dominoes"]

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from muggins.rules.errors import UnknownTile
-from muggins.rules.scoring import points_for_count, round_to_five, rounded_total
-from muggins.rules.tiles import Tile, make_tile, parse_tile, pips, tile_set
+from muggins.rules.scoring import pips, points_for_count, round_to_five, rounded_total
+from muggins.rules.tiles import Tile, make_tile, parse_tile, tile_set
 
 
 @pytest.mark.parametrize(("max_pip", "size"), [(6, 28), (9, 55), (12, 91), (15, 136)])

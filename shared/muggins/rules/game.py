@@ -38,7 +38,7 @@ from muggins.rules.events import (
 )
 from muggins.rules.layout import Layout
 from muggins.rules.ruleset import Ruleset
-from muggins.rules.scoring import points_for_count, rounded_total
+from muggins.rules.scoring import pips, points_for_count, rounded_total
 from muggins.rules.shuffle import (
     SHUFFLE_VERSION,
     commitment,
@@ -175,10 +175,8 @@ def start_game(
 
 def decide(state: GameState, command: AnyCommand) -> list[Event]:
     """The events ``command`` causes, or an IllegalMove naming why not."""
-    if type(command) is _PLAY:  # by far the most common command
-        return _decide_play(state, command)
     match command:
-        case Play():
+        case _PLAY():  # the Final name: no dictionary lookup for the commonest command
             return _decide_play(state, command)
         case Draw():
             return _decide_draw(state, command)
@@ -422,14 +420,7 @@ def _target_reached_now(rules: Ruleset, scores: tuple[int, ...], side: int) -> b
 
 
 def _seat_pips(hands: Iterable[tuple[Tile, ...]]) -> tuple[int, ...]:
-    """Each seat's pips (``tiles.pips`` of each hand, as a compiled loop)."""
-    totals = []
-    for tiles in hands:
-        total = 0
-        for low, high in tiles:
-            total += low + high
-        totals.append(total)
-    return tuple(totals)
+    return tuple([pips(tiles) for tiles in hands])
 
 
 def _target_reached_events(
@@ -757,11 +748,6 @@ def advance(state: GameState) -> tuple[GameState, list[Event]]:
 
 def play(state: GameState, command: AnyCommand) -> tuple[GameState, list[Event]]:
     """``apply`` a player's decision, then ``advance`` through forced moves."""
-    events = decide(state, command)
-    for event in events:
-        state = evolve(state, event)
-    while (forced := _forced_events(state)) is not None:
-        for event in forced:
-            state = evolve(state, event)
-        events += forced
-    return state, events
+    state, events = apply(state, command)
+    state, forced = advance(state)
+    return state, events + forced if forced else events

@@ -14,8 +14,8 @@ Count (RULES.md, "Layout and the count"): the sum of the open ends.
   sides (arms 0 and 1) is free; then nothing.
 * An empty short arm of a spinner contributes nothing.
 
-The count is kept up to date by ``place`` (it changes only around the arm
-played on), so reading it costs nothing.  ``placing`` holds the moves.
+The count is kept up to date by ``placing.place`` (it changes only around
+the arm played on), so reading it costs nothing.  ``placing`` holds the moves.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from typing import Final
 
 import msgspec
 
-from muggins.rules.ruleset import SpinnerMode
 from muggins.rules.tiles import Tile
 
 #: ``Layout.ends`` value of an arm that cannot take a tile yet.
@@ -53,7 +52,7 @@ class Spinner(msgspec.Struct, frozen=True, array_like=True, gc=False):
 
 
 class Layout(msgspec.Struct, frozen=True, gc=False):
-    """The table's tiles.  Immutable: ``place`` returns a new layout."""
+    """The table's tiles.  Immutable: ``placing.place`` returns a new layout."""
 
     lead: Tile | None = None
     #: Tiles on each arm, from the root outward.
@@ -66,13 +65,6 @@ class Layout(msgspec.Struct, frozen=True, gc=False):
     #: Bit n set when some open end shows n: a quick "does this tile fit anywhere".
     open_numbers: int = 0
 
-    @staticmethod
-    def with_lead(tile: Tile, spinner_mode: SpinnerMode) -> Layout:
-        """The layout after ``tile`` is led."""
-        from muggins.rules import placing  # placing imports this module
-
-        return placing.with_lead(tile, spinner_mode)
-
     def fits(self, tile: Tile, end: int) -> bool:
         """Whether ``tile`` may go on arm ``end``'s open end."""
         if not 0 <= end < len(self.ends):
@@ -83,20 +75,6 @@ class Layout(msgspec.Struct, frozen=True, gc=False):
     def open_ends(self) -> list[tuple[int, int]]:
         """(arm, number showing) for every end that can take a tile, by arm number."""
         return [(arm, number) for arm, number in enumerate(self.ends) if number != CLOSED]
-
-    def count_after(self, tile: Tile, end: int) -> int:
-        """The count if ``tile`` went on arm ``end`` (which it fits)."""
-        from muggins.rules import placing  # placing imports this module
-
-        return placing.count_after(self, tile, end)
-
-    def place(
-        self, tile: Tile, end: int, spinner_mode: SpinnerMode, count: int | None = None
-    ) -> Layout:
-        """The layout with ``tile`` on arm ``end`` (see ``placing.place``)."""
-        from muggins.rules import placing  # placing imports this module
-
-        return placing.place(self, tile, end, spinner_mode, count)
 
     def tiles(self) -> list[Tile]:
         """Every tile on the table: the lead, then each arm from its root."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from muggins.rules.ruleset import Rounding, Scoring
+from muggins.rules.tiles import Tile
 
 
 def points_for_count(count: int, scoring: Scoring) -> int:
@@ -19,6 +20,14 @@ def points_for_count(count: int, scoring: Scoring) -> int:
         # Cribbage-style: one point per five and one per three (15 scores 3 + 5).
         return (count // 5 if count % 5 == 0 else 0) + (count // 3 if count % 3 == 0 else 0)
     return 0
+
+
+def pips(tiles: tuple[Tile, ...]) -> int:
+    """The pips in a hand: every tile's value added."""
+    total = 0
+    for low, high in tiles:
+        total += low + high
+    return total
 
 
 def round_to_five(pips: int) -> int:

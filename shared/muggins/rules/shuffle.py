@@ -125,8 +125,10 @@ def shuffled(seed: bytes, items: Sequence[T], read: StreamReader = stream_bytes)
     # A rejected value is at least 2^64 - 127, so its first seven bytes are
     # all ones; a stream without seven such bytes in a row has none.
     if n <= len(_LIMITS) and _SEVEN_ONES not in data:
-        swap = _swap_reading_bytes if _COMPILED else _swap_reading_values
-        swap(deck, data)
+        if _COMPILED:
+            _swap_reading_bytes(deck, data)
+        else:
+            _swap_reading_values(deck, data)
         return deck
     return _shuffled_with_rejections(seed, deck, read)
 

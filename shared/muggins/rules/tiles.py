@@ -69,8 +69,3 @@ def parse_tile(text: str, max_pip: int = 12) -> Tile:
     if a > max_pip or b > max_pip:
         raise UnknownTile(f"{text!r} is not in the double-{max_pip} set")
     return make_tile(a, b)
-
-
-def pips(tiles: tuple[Tile, ...]) -> int:
-    """The pips in a hand: every tile's value added."""
-    return sum(map(sum, tiles))  # a tile is the pair of its halves
