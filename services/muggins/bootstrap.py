@@ -1,14 +1,23 @@
-"""Wiring, in one place: from Settings to running infrastructure.
+"""Wiring, in one place: from Settings to running servers and services.
 
-``infrastructure(settings)`` starts what is not configured (embedded
-PostgreSQL and NATS), connects, applies migrations, makes sure the JetStream
-stream exists, starts the relay, and undoes all of it on the way out.
+* ``migrated_database(settings)``: the servers not configured are started
+  (embedded PostgreSQL, and NATS if asked), a pool is made and the
+  migrations are applied;
+* ``infrastructure(settings)``: that, plus the bus (a NATS connection that
+  never stays closed), the JetStream stream and the relay;
+* ``application(infra, options)``: the table service's objects (seating,
+  commands, the scheduler, presence, spectator feeds, projectors) and their
+  background tasks.
+
+``muggins serve``, ``muggins project``, ``muggins up`` and the tests all go
+through these; each undoes what it started on the way out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -18,14 +27,35 @@ import structlog
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
-from muggins.bus.jetstream import connect, ensure_stream
+from muggins.bus.connection import Bus
+from muggins.bus.jetstream import ensure_stream
 from muggins.bus.relay import Relay
 from muggins.embedded import EmbeddedNats, EmbeddedPostgres
 from muggins.eventstore.migrations import upgrade
 from muggins.eventstore.store import EventStore, create_pool
+from muggins.projections.read_models import PROJECTIONS
+from muggins.projections.runner import ProjectorRunner
 from muggins.settings import Settings
+from muggins.tables.commands import Commands
+from muggins.tables.presence import Presence
+from muggins.tables.runtime import Runtime, ServiceOptions
+from muggins.tables.scheduler import Scheduler
+from muggins.tables.seating import Seating
+from muggins.tables.watch import SpectatorFeeds
 
 log = structlog.get_logger(__name__)
+
+EmbeddedServer = EmbeddedPostgres | EmbeddedNats
+
+
+@dataclass
+class Database:
+    pool: asyncpg.Pool
+    database_url: str
+    #: None unless NATS was asked for.
+    nats_url: str | None
+    #: Migrations applied now (empty: it was up to date).
+    applied: list[int]
 
 
 @dataclass
@@ -35,13 +65,18 @@ class Infrastructure:
     nats_url: str
     pool: asyncpg.Pool
     store: EventStore
-    nats: NatsClient
-    js: JetStreamContext
+    bus: Bus
     relay: Relay | None
-    embedded: list[EmbeddedPostgres | EmbeddedNats] = field(default_factory=list)
+    embedded: list[EmbeddedServer] = field(default_factory=list)
 
+    @property
+    def nats(self) -> NatsClient:
+        """The bus's current NATS client (a new one after the bus rebuilt it)."""
+        return self.bus.client
 
-EmbeddedServer = EmbeddedPostgres | EmbeddedNats
+    @property
+    def js(self) -> JetStreamContext:
+        return self.bus.js
 
 
 async def start_embedded(
@@ -49,7 +84,7 @@ async def start_embedded(
 ) -> tuple[str, str | None, list[EmbeddedServer]]:
     """URLs of the configured servers, starting embedded ones for those not configured
     (NATS only ``with_nats``)."""
-    started: list[EmbeddedPostgres | EmbeddedNats] = []
+    started: list[EmbeddedServer] = []
     database_url = settings.database_url
     nats_url = settings.nats_url
     if database_url is None:
@@ -65,7 +100,7 @@ async def start_embedded(
     return database_url, nats_url, started
 
 
-async def stop_embedded(servers: list[EmbeddedPostgres | EmbeddedNats]) -> None:
+async def stop_embedded(servers: list[EmbeddedServer]) -> None:
     """Stop the embedded servers this process started (not those ``muggins up`` left)."""
     for server in reversed(servers):
         if not server.reused:
@@ -73,20 +108,31 @@ async def stop_embedded(servers: list[EmbeddedPostgres | EmbeddedNats]) -> None:
 
 
 @asynccontextmanager
-async def event_store_only(settings: Settings) -> AsyncIterator[EventStore]:
-    """The event store alone (for tools that need no bus): migrated, ready."""
-    database_url, _, started = await start_embedded(settings, with_nats=False)
+async def migrated_database(
+    settings: Settings, *, with_nats: bool = False, keep_servers: bool = False,
+) -> AsyncIterator[Database]:
+    """The database, migrated, with a pool (and NATS's URL ``with_nats``);
+    embedded servers this started are stopped afterwards unless ``keep_servers``."""
+    database_url, nats_url, started = await start_embedded(settings, with_nats=with_nats)
     try:
         pool = await create_pool(database_url)
         try:
-            await upgrade(pool)
-            store = EventStore(pool)
-            yield store
-            await store.close()
+            applied = await upgrade(pool)
+            yield Database(pool, database_url, nats_url, applied)
         finally:
             await pool.close()
     finally:
-        await stop_embedded(started)
+        if not keep_servers:
+            await stop_embedded(started)
+
+
+@asynccontextmanager
+async def event_store_only(settings: Settings) -> AsyncIterator[EventStore]:
+    """The event store alone (for tools that need no bus): migrated, ready."""
+    async with migrated_database(settings) as database:
+        store = EventStore(database.pool)
+        yield store
+        await store.close()
 
 
 @asynccontextmanager
@@ -97,20 +143,21 @@ async def infrastructure(
     assert nats_url is not None
     stop = asyncio.Event()
     relay_task: asyncio.Task[None] | None = None
-    pool = nc = None
+    pool: asyncpg.Pool | None = None
+    bus: Bus | None = None
     try:
         pool = await create_pool(database_url)
         await upgrade(pool)
-        nc = await connect(nats_url)
-        js = nc.jetstream()
-        await ensure_stream(js)
+        bus = Bus(nats_url)
+        await bus.start()
+        await ensure_stream(bus.js)
         store = EventStore(pool)
-        the_relay = Relay(store, js) if relay else None
+        connected = bus
+        the_relay = Relay(store, lambda: connected.js) if relay else None
         if the_relay is not None:
             relay_task = asyncio.create_task(the_relay.run(stop), name="relay")
-        yield Infrastructure(
-            settings, database_url, nats_url, pool, store, nc, js, the_relay, embedded
-        )
+        yield Infrastructure(settings, database_url, nats_url, pool, store, bus, the_relay,
+                             embedded)
         await store.close()
     finally:
         stop.set()
@@ -118,9 +165,53 @@ async def infrastructure(
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(10):
                     await relay_task
-        if nc is not None:
-            with contextlib.suppress(Exception):
-                await nc.drain()
+        if bus is not None:
+            await bus.close()
         if pool is not None:
             await pool.close()
         await stop_embedded(embedded)
+
+
+@asynccontextmanager
+async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIterator[Runtime]:
+    """The table service on ``infra``: its objects built, its background tasks
+    (scheduler, projectors) running until the block ends."""
+    process_id = uuid.uuid4().hex
+    seating = Seating(infra.pool, infra.store)
+    commands = Commands(infra.store, seating, options.timings)
+    presence = Presence(infra.pool, process_id)
+    feeds = SpectatorFeeds(infra.bus, infra.store)
+    players = options.role == "all"
+    scheduler = Scheduler(
+        infra.pool, seating, commands, presence, options.timings, process_id=process_id,
+        new_seed=options.new_seed, grace_period=options.grace_period,
+        poll_interval=options.poll_interval,
+    ) if players else None
+    if scheduler is not None:
+        seating.due_soon = commands.due_soon = scheduler.soon
+    projectors = (
+        [ProjectorRunner(infra.pool, infra.store, make()) for make in PROJECTIONS.values()]
+        if options.projectors and players else []
+    )
+    runtime = Runtime(infra, options, seating, commands, presence, feeds, scheduler,
+                      projectors)
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
+                                 name=f"projector-{runner.name}")
+             for runner in projectors]
+    if scheduler is not None:
+        tasks.append(asyncio.create_task(scheduler.run(stop), name="scheduler"))
+    try:
+        yield runtime
+    finally:
+        stop.set()
+        for session in list(runtime.sessions):
+            with contextlib.suppress(Exception):
+                await session.socket.close(1001, "the server is shutting down")
+        for task in tasks:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(10):
+                    await task
+        await feeds.close()
+        if players:
+            await presence.close()

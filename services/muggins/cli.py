@@ -15,17 +15,22 @@ from typing import get_args
 import click
 import msgspec
 
-from muggins.bootstrap import event_store_only, infrastructure, start_embedded, stop_embedded
+from muggins.bootstrap import event_store_only, infrastructure, migrated_database
 from muggins.bots import BOT_LEVELS, BotLevel
-from muggins.bus.jetstream import connect, ensure_stream
+from muggins.bus.jetstream import BusUnavailable, connect, ensure_stream
 from muggins.embedded import EmbeddedNats, EmbeddedPostgres, EmbeddedServerError, free_port
-from muggins.eventstore.migrations import upgrade
-from muggins.eventstore.store import StoreUnavailable, create_pool
+from muggins.eventstore.store import StoreUnavailable
 from muggins.logs import configure_logging
 from muggins.playbyplay import narrate
-from muggins.replay.record import HandRecord, RecordError, StoredEvent
+from muggins.replay.record import HandRecord, RecordError
 from muggins.replay.show import frames, show_lines, step_through
-from muggins.replay.source import encode_record, export_hand, load_game, read_record
+from muggins.replay.source import (
+    TableGame,
+    encode_record,
+    export_hand,
+    load_table_games,
+    read_record,
+)
 from muggins.replay.verify import HandVerdict, Problem, rebuilt_hands, verify_game, verify_record
 from muggins.rules.describe import PRESET_SUMMARIES, describe
 from muggins.rules.errors import InvalidRuleset
@@ -33,6 +38,7 @@ from muggins.rules.events import event_encoder
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset, seatings
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import game_seed_from_text
+from muggins.rules.state import GameState
 from muggins.selfplay import make_bots, play_game, play_game_commands
 from muggins.settings import Settings, SettingsError, load_settings
 
@@ -56,22 +62,29 @@ def _settings() -> Settings:
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--bot-delay", type=click.FloatRange(0, 10), default=0.8, show_default=True,
               help="Seconds a bot waits before it moves, as a person would.")
+@click.option("--hand-pause", type=click.FloatRange(0, 60), default=2.0, show_default=True,
+              help="Seconds between the end of a hand and the next deal.")
+@click.option("--grace-period", type=click.FloatRange(0, 3600), default=30.0,
+              show_default=True,
+              help="Seconds a player who left has to come back before a bot takes the seat.")
 @click.option("--role", type=click.Choice(["all", "spectators"]), default="all",
               show_default=True,
               help="'spectators' serves only spectator streams, views and the lobby: run it "
                    "beside the players' process so a crowd of spectators cannot slow them.")
-def serve_command(host: str, port: int, bot_delay: float, role: str) -> None:
+def serve_command(host: str, port: int, bot_delay: float, hand_pause: float,
+                  grace_period: float, role: str) -> None:
     """Run the table service (starting embedded PostgreSQL and NATS if none is configured)."""
     import uvicorn
 
-    from muggins.tables.service import ServiceOptions
-    from muggins.tables.web import create_app
+    from muggins.tables.app import create_app
+    from muggins.tables.runtime import ServiceOptions
 
     settings = _settings()
     if port == 0:
         port = free_port()
     base_url = f"http://{host}:{port}"
-    options = ServiceOptions(base_url=base_url, bot_delay=bot_delay,
+    options = ServiceOptions(base_url=base_url, bot_delay=bot_delay, hand_pause=hand_pause,
+                             grace_period=grace_period,
                              role="spectators" if role == "spectators" else "all")
     app = create_app(settings, options)
     # What exists now lives as long as the process: keep it out of every
@@ -90,23 +103,18 @@ def up_command() -> None:
     settings = _settings()
 
     async def start() -> tuple[str, str]:
-        database_url, nats_url, _ = await start_embedded(settings)
-        assert nats_url is not None
-        pool = await create_pool(database_url)
-        try:
-            await upgrade(pool)
-        finally:
-            await pool.close()
-        nc = await connect(nats_url)
-        try:
-            await ensure_stream(nc.jetstream())
-        finally:
-            await nc.drain()
-        return database_url, nats_url
+        async with migrated_database(settings, with_nats=True, keep_servers=True) as database:
+            assert database.nats_url is not None
+            nc = await connect(database.nats_url)
+            try:
+                await ensure_stream(nc.jetstream())
+            finally:
+                await nc.drain()
+            return database.database_url, database.nats_url
 
     try:
         database_url, nats_url = asyncio.run(start())
-    except (EmbeddedServerError, StoreUnavailable, OSError) as error:
+    except (EmbeddedServerError, StoreUnavailable, BusUnavailable, OSError) as error:
         raise click.ClickException(str(error)) from None
     click.echo(f"PostgreSQL  {database_url}")
     click.echo(f"NATS        {nats_url}")
@@ -137,15 +145,8 @@ def db_upgrade_command() -> None:
     settings = _settings()
 
     async def run() -> list[int]:
-        database_url, _, started = await start_embedded(settings, with_nats=False)
-        try:
-            pool = await create_pool(database_url)
-            try:
-                return await upgrade(pool)
-            finally:
-                await pool.close()
-        finally:
-            await stop_embedded(started)
+        async with migrated_database(settings) as database:
+            return database.applied
 
     try:
         applied = asyncio.run(run())
@@ -321,7 +322,7 @@ def demo_command(preset_name: str, seats: int, partners: bool) -> None:
         click.echo(line)
 
 
-PROJECTORS = ("table-views", "leaderboard")
+PROJECTORS = ("table-views", "leaderboard", "seating")
 
 
 @main.command("project")
@@ -348,7 +349,7 @@ def project_command(name: str, rebuild: bool) -> None:
                 loop = asyncio.get_running_loop()
                 for signal_number in (signal.SIGINT, signal.SIGTERM):
                     loop.add_signal_handler(signal_number, stop.set)
-                await runner.follow(stop, infra.js)
+                await runner.follow(stop, lambda: infra.bus.js)
                 return 0
             await runner.rebuild()
             head = await infra.store.head_position()
@@ -373,17 +374,36 @@ def replay_group() -> None:
     """Rebuild finished hands from their seeds and prove them fair."""
 
 
-def _load_game(table: str) -> list[StoredEvent]:
+def _load_games(table: str, game: int | None) -> list[TableGame]:
     settings = _settings()
 
-    async def load() -> list[StoredEvent]:
+    async def load() -> list[TableGame]:
         async with event_store_only(settings) as store:
-            return await load_game(store, table)
+            return await load_table_games(store, table, game)
 
     try:
         return asyncio.run(load())
     except (EmbeddedServerError, StoreUnavailable, RecordError) as error:
         raise click.ClickException(str(error)) from None
+
+
+def _one_game(table: str, games: list[TableGame], hand: int | None) -> TableGame:
+    """The table's game, when what was asked names one hand of one game."""
+    if len(games) > 1:
+        which = "which game" if hand is None else f"which game's hand {hand} you mean"
+        raise click.UsageError(
+            f"table {table!r} has {len(games)} games: add --game N to say {which}"
+        )
+    return games[0]
+
+
+def _game_label(table: str, game: TableGame) -> str:
+    # A stream named in full (simulate's PREFIX-1, an old "abc-g1") is its own label.
+    return f"table {table}" if game.stream == table else f"table {table}, game {game.number}"
+
+
+def _game_heading(number: int | None) -> str:
+    return f"=== game {number} ==="
 
 
 def _read_record(path: str) -> HandRecord:
@@ -393,72 +413,62 @@ def _read_record(path: str) -> HandRecord:
         raise click.ClickException(str(error)) from None
 
 
-def _table_or_file(table: str | None, file: str | None) -> None:
+def _table_or_file(table: str | None, file: str | None, game: int | None) -> None:
     if (table is None) == (file is None):
         raise click.UsageError("give a TABLE or --file, not both")
+    if file is not None and game is not None:
+        raise click.UsageError("--game picks a game at a TABLE; a file holds one hand")
 
 
 @replay_group.command("show")
 @click.argument("table", required=False)
+@click.option("--game", type=click.IntRange(1), help="One game at the table (default: every game).")
 @click.option("--hand", type=click.IntRange(1), help="One hand (default: every hand).")
 @click.option("--file", "file", type=click.Path(dir_okay=False), help="A hand record file.")
 @click.option("--step", is_flag=True, help="One move at a time: n/→ forward, p/← back, q quit.")
-def replay_show(table: str | None, hand: int | None, file: str | None, step: bool) -> None:
-    """Tell a hand (or a game) move by move, rebuilt from its seed and decisions."""
-    _table_or_file(table, file)
+def replay_show(
+    table: str | None, game: int | None, hand: int | None, file: str | None, step: bool
+) -> None:
+    """Tell a hand (or a table's games) move by move, rebuilt from seeds and decisions."""
+    _table_or_file(table, file, game)
+    # Each game's number and rebuilt hands (a file: one hand of no game in particular).
+    told: list[tuple[int | None, list[tuple[GameState, HandVerdict]]]]
     try:
         if file is not None:
             record = _read_record(file)
             before = record.before.game_state(record.ruleset)
-            verdicts = [(before, verify_record(record))]
+            told = [(None, [(before, verify_record(record))])]
         else:
             assert table is not None
-            stored = _load_game(table)
-            verdicts = rebuilt_hands(stored, hand)
+            games = _load_games(table, game)
+            if hand is not None or step:
+                games = [_one_game(table, games, hand)]
+            told = [(one.number, rebuilt_hands(one.events, hand)) for one in games]
     except RecordError as error:
         raise click.ClickException(str(error)) from None
     if step:
+        _, verdicts = told[0]
         if len(verdicts) != 1:
             raise click.UsageError("--step shows one hand: add --hand N")
         before, verdict = verdicts[0]
         step_through(frames(before, verdict.rebuilt), click.getchar, click.echo, click.clear)
         return
     failed = False
-    for before, verdict in verdicts:
-        for line in show_lines(before, verdict):
-            click.echo(line)
-        failed = failed or not verdict.ok
+    for number, verdicts in told:
+        if len(told) > 1:
+            click.echo(_game_heading(number))
+        for before, verdict in verdicts:
+            for line in show_lines(before, verdict):
+                click.echo(line)
+            failed = failed or not verdict.ok
     if failed:
         sys.exit(1)
 
 
-@replay_group.command("verify")
-@click.argument("table", required=False)
-@click.option("--hand", type=click.IntRange(1), help="One hand.")
-@click.option("--all", "every", is_flag=True, help="Every hand (the default).")
-@click.option("--file", "file", type=click.Path(dir_okay=False), help="A hand record file.")
-def replay_verify(table: str | None, hand: int | None, every: bool, file: str | None) -> None:
-    """Check that hands were dealt from their committed seeds and played by the rules.
-
-    Exit status 0 when everything checked is right, 1 when anything is wrong.
-    """
-    _table_or_file(table, file)
-    if hand is not None and every:
-        raise click.UsageError("--hand and --all do not go together")
-    try:
-        if file is not None:
-            record = _read_record(file)
-            hand_verdicts: list[HandVerdict] = [verify_record(record)]
-            stream_problems: list[Problem] = []
-            label = f"{file} (table {record.table})"
-        else:
-            assert table is not None
-            game = verify_game(_load_game(table), hand)
-            hand_verdicts = list(game.hands)
-            stream_problems = list(game.stream_problems)
-            label = f"table {table}"
-    except RecordError as error:
-        raise click.ClickException(str(error)) from None
+def _report_hands(
+    label: str, stream_problems: tuple[Problem, ...], hand_verdicts: tuple[HandVerdict, ...]
+) -> tuple[int, bool]:
+    """Print what was found; how many hands were checked, and whether anything is wrong."""
     for problem in stream_problems:
         click.echo(f"✗ {label}: {problem}")
     for verdict in hand_verdicts:
@@ -474,19 +484,75 @@ def replay_verify(table: str | None, hand: int | None, every: bool, file: str | 
                 click.echo(f"✗ {problem}")
     bad = bool(stream_problems) or any(not v.ok for v in hand_verdicts)
     checked = sum(v.status != "unfinished" for v in hand_verdicts)
-    click.echo(f"{label}: {checked} hand(s) checked, " + ("PROBLEMS FOUND" if bad else "all fair"))
-    if bad:
+    return checked, bad
+
+
+@replay_group.command("verify")
+@click.argument("table", required=False)
+@click.option("--game", type=click.IntRange(1), help="One game at the table (default: every game).")
+@click.option("--hand", type=click.IntRange(1), help="One hand.")
+@click.option("--all", "every", is_flag=True, help="Every hand (the default).")
+@click.option("--file", "file", type=click.Path(dir_okay=False), help="A hand record file.")
+def replay_verify(
+    table: str | None, game: int | None, hand: int | None, every: bool, file: str | None
+) -> None:
+    """Check that hands were dealt from their committed seeds and played by the rules.
+
+    A TABLE's every game is checked, or the one --game names.  Exit status 0
+    when everything checked is right, 1 when anything is wrong.
+    """
+    _table_or_file(table, file, game)
+    if hand is not None and every:
+        raise click.UsageError("--hand and --all do not go together")
+    # What to check: (game number, label, problems with the stream, each hand's verdict).
+    checks: list[tuple[int | None, str, tuple[Problem, ...], tuple[HandVerdict, ...]]]
+    try:
+        if file is not None:
+            record = _read_record(file)
+            checks = [(None, f"{file} (table {record.table})", (), (verify_record(record),))]
+            summary = checks[0][1]
+        else:
+            assert table is not None
+            games = _load_games(table, game)
+            if hand is not None:
+                games = [_one_game(table, games, hand)]
+            checks = []
+            for one in games:
+                verdict = verify_game(one.events, hand)
+                checks.append(
+                    (one.number, _game_label(table, one), verdict.stream_problems, verdict.hands)
+                )
+            summary = f"table {table}, {len(games)} games"
+            if len(games) == 1:
+                summary = _game_label(table, games[0])
+    except RecordError as error:
+        raise click.ClickException(str(error)) from None
+    checked = 0
+    wrong_games: list[str] = []
+    for number, label, stream_problems, hand_verdicts in checks:
+        if len(checks) > 1:
+            click.echo(_game_heading(number))
+        hands, bad = _report_hands(label, stream_problems, hand_verdicts)
+        checked += hands
+        if bad:
+            wrong_games.append(str(number))
+    found = "PROBLEMS FOUND" if wrong_games else "all fair"
+    if wrong_games and len(checks) > 1:
+        found += f" in game{'s' if len(wrong_games) > 1 else ''} {', '.join(wrong_games)}"
+    click.echo(f"{summary}: {checked} hand(s) checked, {found}")
+    if wrong_games:
         sys.exit(1)
 
 
 @replay_group.command("export")
 @click.argument("table")
 @click.option("--hand", type=click.IntRange(1), required=True)
-def replay_export(table: str, hand: int) -> None:
+@click.option("--game", type=click.IntRange(1), help="The game at the table (if it has several).")
+def replay_export(table: str, hand: int, game: int | None) -> None:
     """Write one finished hand's self-contained record (JSON) to standard output."""
-    stored = _load_game(table)
+    chosen = _one_game(table, _load_games(table, game), hand)
     try:
-        record = export_hand(stored, table, hand)
+        record = export_hand(chosen.events, chosen.stream, hand)
     except RecordError as error:
         raise click.ClickException(str(error)) from None
     sys.stdout.buffer.write(encode_record(record))

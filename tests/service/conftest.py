@@ -16,8 +16,8 @@ import uvicorn
 from muggins.bootstrap import infrastructure
 from muggins.embedded import EmbeddedNats, free_port
 from muggins.settings import Settings
-from muggins.tables.service import ServiceOptions
-from muggins.tables.web import create_app
+from muggins.tables.app import create_app
+from muggins.tables.runtime import ServiceOptions
 from tests.integration.conftest import (  # noqa: F401  (the same real servers)
     database_url,
     nats_server,

@@ -129,21 +129,36 @@ async def test_reconnect_gets_exactly_what_was_missed(service: Running) -> None:
     await again.close()
 
 
+async def seat_is_bot(service: Running, table_id: str, seat: int, wanted: bool,
+                      within: float = 10.0) -> None:
+    """Wait until the API shows seat ``seat`` played by a bot (or not)."""
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        info = (await service.http.get(f"/tables/{table_id}")).json()
+        if info["seats"][seat]["bot"] is wanted:
+            return
+        assert asyncio.get_running_loop().time() < deadline, info["seats"]
+        await asyncio.sleep(0.1)
+
+
 async def test_a_bot_takes_over_after_the_grace_period_and_the_player_reclaims(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
     options = dataclasses.replace(FAST, grace_period=0.2)
     async with serve(database_url, nats_server.url, options) as service:
         table = await create(service, bots=[{"seat": 1}])
-        granted = await sit(service, table["table_id"], 0, "Ana")
-        player = await SeatClient.connect(service.ws_url, table["table_id"], granted["token"])
+        table_id = table["table_id"]
+        granted = await sit(service, table_id, 0, "Ana")
+        player = await SeatClient.connect(service.ws_url, table_id, granted["token"])
         await player.close()
-        await asyncio.sleep(1.0)
-        info = (await service.http.get(f"/tables/{table['table_id']}")).json()
-        assert info["seats"][0]["bot"] is True, "a bot must be marked as one"
-        back = await SeatClient.connect(service.ws_url, table["table_id"], granted["token"])
-        info = (await service.http.get(f"/tables/{table['table_id']}")).json()
-        assert info["seats"][0]["bot"] is False
+        await seat_is_bot(service, table_id, 0, True)  # "a bot must be marked as one"
+        back = await SeatClient.connect(service.ws_url, table_id, granted["token"])
+        # Connecting again is not enough: the player says so (or makes a valid move).
+        info = (await service.http.get(f"/tables/{table_id}")).json()
+        assert info["seats"][0]["bot"] is True
+        await back.send({"type": "back"})
+        await seat_is_bot(service, table_id, 0, False, within=5)
+        await back.until(lambda m: m["type"] == "view" and not m["view"]["seats"][0]["bot"])
         await back.close()
 
 

@@ -20,14 +20,70 @@ from muggins.replay.verify import slice_of
 from muggins.rules.events import HandEnded, HandStarted
 from muggins.rules.game import fold
 from muggins.rules.shuffle import SHUFFLE_VERSION
+from muggins.streams import game_stream, is_table_id, parse_game_stream
+
+
+class TableGame(msgspec.Struct, frozen=True):
+    """One game played at a table, with its events as stored."""
+
+    #: From 1: the first game at the table, then each rematch.
+    number: int
+    #: The stream the game is stored in (the name a hand record carries).
+    stream: str
+    events: list[StoredEvent]
 
 
 async def load_game(store: EventStore, table: str) -> list[StoredEvent]:
-    """A table's whole stream from the store."""
+    """One stream, whole, from the store."""
     recorded = await store.read_stream(table)
     if not recorded:
         raise RecordError(f"there is no table {table!r} in the event store")
     return [StoredEvent(r.stream_version, r.event()) for r in recorded]
+
+
+async def game_streams(store: EventStore, table: str) -> list[tuple[int, str]]:
+    """Which streams hold the games of ``table``: (game number, stream id) pairs, in order.
+
+    A table id (what a person sees in ``/play/{table}``) names its games'
+    streams, game 1, 2 ... up to the first with no events.  Anything else,
+    and a table id with no game 1, must be one stream's exact name, kept as a
+    single game: the games ``muggins simulate --record PREFIX`` stores as
+    ``PREFIX-1``, ``PREFIX-2`` ..., and a game's stream id given in full.
+    """
+    streams: list[tuple[int, str]] = []
+    if is_table_id(table):
+        number = 1
+        while await store.stream_version(game_stream(table, number)):
+            streams.append((number, game_stream(table, number)))
+            number += 1
+    if streams:
+        return streams
+    if await store.stream_version(table):
+        # A game's stream id given in full keeps its number ("abcd-g2" is game 2).
+        parsed = parse_game_stream(table)
+        return [(parsed[1] if parsed else 1, table)]
+    raise RecordError(f"there is no table {table!r} in the event store")
+
+
+async def load_table_games(
+    store: EventStore, table: str, game: int | None = None
+) -> list[TableGame]:
+    """Every game played at ``table`` (see ``game_streams``), or only game ``game``."""
+    streams = await game_streams(store, table)
+    if game is not None:
+        chosen = [(number, stream) for number, stream in streams if number == game]
+        if not chosen:
+            raise RecordError(f"table {table!r} has no game {game}: {_games_text(streams)}")
+        streams = chosen
+    return [
+        TableGame(number, stream, await load_game(store, stream)) for number, stream in streams
+    ]
+
+
+def _games_text(streams: list[tuple[int, str]]) -> str:
+    if len(streams) == 1:
+        return f"its only game is game {streams[0][0]}"
+    return f"it has games {streams[0][0]} to {streams[-1][0]}"
 
 
 def export_hand(stored: list[StoredEvent], table: str, hand: int) -> HandRecord:

@@ -23,6 +23,7 @@ from muggins.replay.source import load_game
 from muggins.rules.describe import LANGUAGES, Language, describe
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
+from muggins.streams import game_stream, is_table_id
 from muggins.tables.protocol import RuleLine
 
 STATIC = Path(__file__).parent / "static"
@@ -96,8 +97,11 @@ async def replay_data(
     table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
 ) -> HandReplay:
     store = request.app.state.runtime.infra.store
+    if not is_table_id(table_id) or not 1 <= game <= 1_000_000 or not 1 <= hand <= 10_000:
+        raise HTTPException(status_code=HTTP_404_NOT_FOUND,
+                            detail=f"there is no game {game} with a hand {hand} at that table")
     try:
-        stored = await load_game(store, f"{table_id}-g{game}")
+        stored = await load_game(store, game_stream(table_id, game))
     except RecordError:
         raise HTTPException(status_code=HTTP_404_NOT_FOUND,
                             detail=f"table {table_id!r} has no game {game}") from None

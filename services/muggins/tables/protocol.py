@@ -109,7 +109,11 @@ class Rematch(Strict, frozen=True, kw_only=True, tag="rematch"):
     pass
 
 
-ClientMessage = Hello | PlayTile | CallMugginsMessage | Since | Rematch
+class Back(Strict, frozen=True, kw_only=True, tag="back"):
+    """"I'm back": take the seat back from the bot playing it (the clock re-arms)."""
+
+
+ClientMessage = Hello | PlayTile | CallMugginsMessage | Since | Rematch | Back
 client_message_decoder = msgspec.json.Decoder(ClientMessage)
 
 
@@ -160,6 +164,87 @@ class SpectatorCount(msgspec.Struct, frozen=True):
 
     process: str
     count: int
+
+
+spectator_count_decoder = msgspec.json.Decoder(SpectatorCount)
+
+
+# ---------------------------------------------------------------- HTTP answers
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: str
+    postgres: str = "unknown"
+    nats: str = "unknown"
+
+
+class LobbyTable(msgspec.Struct, frozen=True):
+    table_id: str
+    preset: str
+    seats: int
+    free_seats: int
+    link: str
+
+
+class PlayingTable(msgspec.Struct, frozen=True):
+    table_id: str
+    game: int
+    version: int
+    view: msgspec.Raw
+    watch_link: str
+    #: Who sits where now (the view itself comes from the events, which carry no names).
+    names: list[str | None] = []
+
+
+class Lobby(msgspec.Struct, frozen=True):
+    open: list[LobbyTable]
+    playing: list[PlayingTable]
+
+
+class PublicTableView(msgspec.Struct, frozen=True):
+    table_id: str
+    game: int
+    version: int
+    phase: str
+    preset: str
+    #: The preset in one sentence (English), for a lobby or a spectator.
+    summary: str
+    #: Every knob of the rules (docs/presets.md).
+    ruleset: msgspec.Raw
+    view: msgspec.Raw
+
+
+class LeaderboardLine(msgspec.Struct, frozen=True):
+    rank: int
+    player_id: str
+    name: str
+    #: A bot (all bots of one level are one player).
+    bot: bool
+    #: mu - 3 sigma (openskill Plackett-Luce): what the board is sorted by.
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    won: int
+    drawn: int
+    hands: int
+    points_per_hand: float
+    best_play: int
+
+
+class PresetBoard(msgspec.Struct, frozen=True):
+    preset: str
+    players: int
+
+
+class LeaderboardPage(msgspec.Struct, frozen=True):
+    preset: str
+    page: int
+    per_page: int
+    total: int
+    players: list[LeaderboardLine]
+    #: Every preset with a leaderboard, and how many players are on it.
+    presets: list[PresetBoard]
 
 
 ServerMessage = (

@@ -1,37 +1,103 @@
--- name: insert_table
-INSERT INTO tables (table_id, ruleset, turn_clock_seconds) VALUES ($1, $2, $3);
+-- The table service's own SQL.  Who sits where is not here: that is the
+-- table's event stream (muggins.table_events); these are the secrets kept
+-- beside it and the durable schedule.
 
--- name: insert_seat
-INSERT INTO seats (table_id, seat, bot_level, name, bot_playing) VALUES ($1, $2, $3, $4, $5);
+-- name: insert_seat_token
+INSERT INTO seat_tokens (table_id, token_hash, seat, player_id) VALUES ($1, $2, $3, $4);
 
--- name: get_table
-SELECT table_id, ruleset::text, turn_clock_seconds, game_number FROM tables WHERE table_id = $1;
+-- name: delete_seat_token
+DELETE FROM seat_tokens WHERE table_id = $1 AND token_hash = $2;
 
--- name: get_seats
-SELECT seat, bot_level, name, player_id, token_hash, bot_playing
-  FROM seats WHERE table_id = $1 ORDER BY seat;
-
--- name: take_seat
-UPDATE seats SET name = $3, player_id = $4, token_hash = $5, taken_at = clock_timestamp()
- WHERE table_id = $1 AND seat = $2 AND name IS NULL AND bot_level IS NULL
-RETURNING seat;
-
--- name: free_seats
-SELECT count(*) FROM seats WHERE table_id = $1 AND name IS NULL;
-
--- name: start_game
-UPDATE tables SET game_number = game_number + 1
- WHERE table_id = $1 AND game_number = $2
-RETURNING game_number;
-
--- name: set_bot_playing
-UPDATE seats SET bot_playing = $3 WHERE table_id = $1 AND seat = $2 AND bot_level IS NULL;
-
--- name: find_seat_by_token
-SELECT seat FROM seats WHERE table_id = $1 AND token_hash = $2;
+-- name: seat_token
+SELECT seat, player_id::text AS player_id FROM seat_tokens
+ WHERE table_id = $1 AND token_hash = $2;
 
 -- name: insert_player
 INSERT INTO players (player_id, secret_hash) VALUES ($1, $2);
 
 -- name: player_secret_hash
 SELECT secret_hash FROM players WHERE player_id = $1;
+
+-- ------------------------------------------------------------ the schedule
+
+-- name: claim_due
+-- Due rows nobody holds (or whose holder's lease ran out), earliest first.
+UPDATE due SET claimed_by = $1, claimed_until = clock_timestamp() + make_interval(secs => $2)
+ WHERE key IN (SELECT key FROM due
+                WHERE due_at <= clock_timestamp()
+                  AND (claimed_until IS NULL OR claimed_until < clock_timestamp())
+                ORDER BY due_at
+                LIMIT $3
+                  FOR UPDATE SKIP LOCKED)
+RETURNING key;
+
+-- name: claim_one
+UPDATE due SET claimed_by = $1, claimed_until = clock_timestamp() + make_interval(secs => $2)
+ WHERE key = $3 AND due_at <= clock_timestamp()
+   AND (claimed_until IS NULL OR claimed_until < clock_timestamp())
+RETURNING key;
+
+-- name: due_now
+SELECT due_at, clock_timestamp() AS now FROM due WHERE key = $1;
+
+-- name: reschedule
+-- Only if nobody changed it since it was read (an append may have).
+UPDATE due SET due_at = clock_timestamp() + make_interval(secs => $3)
+ WHERE key = $1 AND due_at = $2;
+
+-- name: forget_due
+DELETE FROM due WHERE key = $1 AND due_at = $2;
+
+-- name: release_due
+UPDATE due SET claimed_by = NULL, claimed_until = NULL WHERE key = $1 AND claimed_by = $2;
+
+-- name: due_soon
+-- For the metrics: rows due now or within a second.
+SELECT count(*) FROM due WHERE due_at <= clock_timestamp() + interval '1 second';
+
+-- ------------------------------------------------------------ presence
+
+-- name: alive
+INSERT INTO service_processes (process_id, alive_until)
+VALUES ($1, clock_timestamp() + make_interval(secs => $2))
+ON CONFLICT (process_id) DO UPDATE SET alive_until = excluded.alive_until;
+
+-- name: gone
+DELETE FROM service_processes WHERE process_id = $1;
+
+-- name: connected
+INSERT INTO presence (table_id, seat, process_id, connections) VALUES ($1, $2, $3, 1)
+ON CONFLICT (table_id, seat, process_id) DO UPDATE
+   SET connections = presence.connections + 1, changed_at = clock_timestamp();
+
+-- name: disconnected
+UPDATE presence SET connections = greatest(connections - 1, 0), changed_at = clock_timestamp()
+ WHERE table_id = $1 AND seat = $2 AND process_id = $3;
+
+-- name: process_stopped
+-- Its sockets are closed: the grace period of their players starts now.
+UPDATE presence SET connections = 0, changed_at = clock_timestamp()
+ WHERE process_id = $1 AND connections > 0;
+
+-- name: absent_seats
+-- Seats with no live connection anywhere for longer than $1 seconds: every
+-- row either has no connection left, or belongs to a process that stopped
+-- renewing (it died: its sockets went with it).
+SELECT p.table_id, p.seat
+  FROM presence AS p LEFT JOIN service_processes AS s USING (process_id)
+ GROUP BY p.table_id, p.seat
+HAVING bool_and(p.connections = 0 OR s.alive_until IS NULL
+                OR s.alive_until < clock_timestamp())
+   AND max(CASE WHEN p.connections = 0 THEN p.changed_at
+                ELSE least(coalesce(s.alive_until, p.changed_at), clock_timestamp()) END)
+       < clock_timestamp() - make_interval(secs => $1)
+ LIMIT $2;
+
+-- name: forget_absence
+-- The seat's rows, once a bot took it (or nothing was to be done): only
+-- while still absent, so that a player who just came back keeps theirs.
+DELETE FROM presence AS p
+ WHERE p.table_id = $1 AND p.seat = $2
+   AND (p.connections = 0 OR NOT EXISTS (
+        SELECT 1 FROM service_processes AS s
+         WHERE s.process_id = p.process_id AND s.alive_until >= clock_timestamp()));

@@ -28,17 +28,17 @@ from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfi
 
 from muggins.eventstore.store import RecordedEvent
 from muggins.rules.events import event_decoder, event_encoder, redact
+from muggins.streams import ALL_EVENT_SUBJECTS, event_subject
 
 log = structlog.get_logger(__name__)
 
 STREAM_NAME = "MUGGINS_EVENTS"
-SUBJECT_ROOT = "muggins.table"
 
 #: The stream, configured explicitly (add_stream on start; update if it drifts).
 STREAM_CONFIG = StreamConfig(
     name=STREAM_NAME,
     description="muggins game events, delivered from the PostgreSQL event store",
-    subjects=[f"{SUBJECT_ROOT}.>"],
+    subjects=[ALL_EVENT_SUBJECTS],
     # Files, not memory: a restarted server still has what it acknowledged.
     storage=StorageType.FILE,
     # Limits retention: messages stay for late readers until max_age; the store
@@ -67,20 +67,17 @@ class BusMessage(msgspec.Struct, frozen=True, gc=False):
     #: Who may read the full event: "public", "audit" or "seat:N".  On the
     #: public subject a non-public event comes redacted.
     audience: str = "public"
+    #: The last event of the append it came in (a command's events are one
+    #: append): a reader shows a view only there, never halfway through a deal.
+    last_of_append: bool = True
 
 
 bus_message_decoder = msgspec.json.Decoder(BusMessage)
 _encode = msgspec.json.Encoder().encode
 
 
-def subject(stream_id: str, audience: str) -> str:
-    """The subject for one audience of a stream: public, audit or seat:N."""
-    if audience.startswith("seat:"):
-        return f"{SUBJECT_ROOT}.{stream_id}.seat.{audience[5:]}"
-    return f"{SUBJECT_ROOT}.{stream_id}.{audience}"
-
-
-def messages_for(recorded: RecordedEvent) -> list[tuple[str, str, bytes]]:
+def messages_for(recorded: RecordedEvent, last_of_append: bool = True
+                 ) -> list[tuple[str, str, bytes]]:
     """(subject, Nats-Msg-Id, body) of every message one stored event becomes."""
 
     def body(event_json: bytes) -> bytes:
@@ -94,17 +91,19 @@ def messages_for(recorded: RecordedEvent) -> list[tuple[str, str, bytes]]:
                 recorded_at=recorded.recorded_at.isoformat(),
                 event=msgspec.Raw(event_json),
                 audience=recorded.audience,
+                last_of_append=last_of_append,
             )
         )
 
     full = bytes(recorded.payload)
+    # Every table event, and most game events, are public: one message.
     if recorded.audience == "public":
-        return [(subject(recorded.stream_id, "public"), recorded.event_id, body(full))]
+        return [(event_subject(recorded.stream_id, "public"), recorded.event_id, body(full))]
     public_json = event_encoder.encode(redact(event_decoder.decode(full)))
     return [
-        (subject(recorded.stream_id, "public"), recorded.event_id, body(public_json)),
+        (event_subject(recorded.stream_id, "public"), recorded.event_id, body(public_json)),
         (
-            subject(recorded.stream_id, recorded.audience),
+            event_subject(recorded.stream_id, recorded.audience),
             f"{recorded.event_id}/{recorded.audience}",
             body(full),
         ),

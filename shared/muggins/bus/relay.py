@@ -18,13 +18,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 
 import asyncpg
 import structlog
 from nats.js import JetStreamContext
 
 from muggins.bus.jetstream import messages_for
-from muggins.eventstore.store import EventStore
+from muggins.eventstore.store import EventStore, RecordedEvent
 
 RELAY_READER = "bus-relay"
 _RELAY_LOCK = 7431020612
@@ -36,7 +37,7 @@ class Relay:
     def __init__(
         self,
         store: EventStore,
-        js: JetStreamContext,
+        js: JetStreamContext | Callable[[], JetStreamContext],
         *,
         batch_size: int = 500,
         poll_interval: float = 1.0,
@@ -44,7 +45,9 @@ class Relay:
         checkpoint_interval: float = 0.25,
     ) -> None:
         self.store = store
-        self.js = js
+        #: JetStream, or where to get the current one (the bus makes a new
+        #: connection, and so a new context, if its client ever closes).
+        self._js = js
         self.batch_size = batch_size
         self.poll_interval = poll_interval
         self.publish_timeout = publish_timeout
@@ -63,15 +66,20 @@ class Relay:
             self._position = self._saved = await self.store.checkpoint(RELAY_READER)
         total = 0
         while True:
-            recorded = await self.store.read_all(self._position, self.batch_size)
-            if not recorded:
+            page = await self.store.read_all(self._position, self.batch_size)
+            if not page:
                 await self._save_checkpoint(force=True)
                 return total
+            # A full page may end halfway through an append: its last event
+            # waits for the next page, which tells where that append ends.
+            recorded = page[:-1] if len(page) == self.batch_size > 1 else page
             acks = []
-            for event in recorded:
-                for subject, message_id, body in messages_for(event):
+            js = self._js() if callable(self._js) else self._js
+            for index, event in enumerate(recorded):
+                after = page[index + 1] if index + 1 < len(page) else None
+                for subject, message_id, body in messages_for(event, _ends_append(event, after)):
                     acks.append(
-                        await self.js.publish_async(
+                        await js.publish_async(
                             subject, body, headers={"Nats-Msg-Id": message_id}
                         )
                     )
@@ -121,6 +129,13 @@ class Relay:
                 with contextlib.suppress(Exception):
                     await connection.remove_listener("muggins_events", self._notified)
                     await connection.execute("SELECT pg_advisory_unlock($1)", _RELAY_LOCK)
+
+
+def _ends_append(event: RecordedEvent, after: RecordedEvent | None) -> bool:
+    """Whether ``event`` is the last of its append: an append's events have
+    consecutive positions, one stream and one commit time."""
+    return after is None or after.stream_id != event.stream_id or (
+        after.recorded_at != event.recorded_at)
 
 
 async def _wait(stop: asyncio.Event, seconds: float) -> None:

@@ -24,7 +24,7 @@ from muggins.rules.events import AnyEvent, Audience, Event, audience, event_deco
 from muggins.sql import load_queries
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
-STREAM_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+STREAM_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 
 
 class ConcurrencyError(Exception):
@@ -71,7 +71,7 @@ _encode = msgspec.json.Encoder().encode
 
 
 def _valid_stream_id(stream_id: str) -> None:
-    if not re.match(STREAM_ID_PATTERN, stream_id):
+    if not re.fullmatch(STREAM_ID_PATTERN, stream_id):
         raise ValueError(
             f"stream id {stream_id!r} must be 1-64 letters, digits, '-' or '_' "
             "(it becomes a NATS subject token)"
@@ -118,6 +118,17 @@ async def create_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> asy
     return pool
 
 
+class Due(msgspec.Struct, frozen=True):
+    """What an append makes due, written in the append's own transaction
+    (table ``due``, migration 0006): the row ``key`` becomes due ``seconds``
+    after the commit; ``seconds`` None removes the row (nothing is due).
+    ``earliest`` keeps an earlier due time already there."""
+
+    key: str
+    seconds: float | None
+    earliest: bool = False
+
+
 class _PendingAppend(msgspec.Struct):
     stream_id: str
     expected_version: int
@@ -128,6 +139,7 @@ class _PendingAppend(msgspec.Struct):
     actor: str
     correlation_id: uuid.UUID | None
     causation_id: uuid.UUID | None
+    due: Due | None
     done: asyncio.Future[list[RecordedEvent]]
 
 
@@ -158,11 +170,13 @@ class EventStore:
         actor: str,
         correlation_id: str | None = None,
         causation_id: str | None = None,
+        due: Due | None = None,
     ) -> list[RecordedEvent]:
         """Append ``events`` to a stream at ``expected_version``, all or nothing.
 
         Raises ConcurrencyError (and writes nothing) if the stream is not at
-        ``expected_version`` any more.
+        ``expected_version`` any more.  ``due`` is written with the events,
+        in the same transaction, and only if they are.
         """
         _valid_stream_id(stream_id)
         if not events:
@@ -177,6 +191,7 @@ class EventStore:
             actor=actor,
             correlation_id=uuid.UUID(correlation_id) if correlation_id else None,
             causation_id=uuid.UUID(causation_id) if causation_id else None,
+            due=due,
             done=asyncio.get_running_loop().create_future(),
         )
         self._queue.append(pending)
@@ -244,6 +259,9 @@ class EventStore:
                 [t for p in batch for t in p.event_types],
                 [x for p in batch for x in p.payloads],
                 [a for p in batch for a in p.audiences],
+                [p.due.key if p.due else None for p in batch],
+                [p.due.seconds if p.due else None for p in batch],
+                [p.due.earliest if p.due else False for p in batch],
             )
         for row in rows:
             pending = batch[row["batch"] - 1]

@@ -28,19 +28,20 @@ DELETE FROM table_views;
 DELETE FROM checkpoints WHERE reader = $1;
 
 -- name: table_view
-SELECT game, version, public_view::text, phase, state->'ruleset'->>'preset',
-       (state->'ruleset')::text
+SELECT game, version, public_view::text AS public_view, phase,
+       state->'ruleset'->>'preset' AS preset, (state->'ruleset')::text AS ruleset
   FROM table_views
  WHERE table_id = $1 ORDER BY game DESC LIMIT 1;
 
 -- name: playing
-SELECT v.table_id, v.game, v.version, v.public_view::text,
+SELECT v.table_id, v.game, v.version, v.public_view::text AS public_view,
        (SELECT array_agg(s.name ORDER BY s.seat) FROM seats s WHERE s.table_id = v.table_id)
+           AS names
   FROM table_views v
  WHERE v.phase IN ('playing', 'between-hands') ORDER BY v.updated_at DESC LIMIT $1;
 
 -- name: open_tables
-SELECT t.table_id, t.ruleset::text, count(*) FILTER (WHERE s.name IS NULL) AS free,
+SELECT t.table_id, t.ruleset::text AS ruleset, count(*) FILTER (WHERE s.name IS NULL) AS free,
        count(*) AS seats
   FROM tables t JOIN seats s USING (table_id)
  WHERE t.game_number = 0
@@ -87,4 +88,28 @@ SELECT player_id, name, bot, rating, mu, sigma, games, won, drawn, hands, points
 SELECT count(*) FROM leaderboard WHERE preset = $1;
 
 -- name: leaderboard_presets
-SELECT preset, count(*) FROM leaderboard GROUP BY preset ORDER BY preset;
+SELECT preset, count(*) AS players FROM leaderboard GROUP BY preset ORDER BY preset;
+
+-- name: seating_open
+INSERT INTO tables (table_id, ruleset, turn_clock_seconds, created_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (table_id) DO NOTHING;
+
+-- name: seating_seats
+INSERT INTO seats (table_id, seat, bot_level, name, bot_playing)
+SELECT $1, seat, bot_level, bot_level_name, bot_level IS NOT NULL
+  FROM unnest($2::integer[], $3::text[], $4::text[]) AS x (seat, bot_level, bot_level_name)
+ON CONFLICT (table_id, seat) DO NOTHING;
+
+-- name: seating_taken
+UPDATE seats SET name = $3, player_id = $4 WHERE table_id = $1 AND seat = $2;
+
+-- name: seating_game
+UPDATE tables SET game_number = greatest(game_number, $2) WHERE table_id = $1;
+
+-- name: seating_bot_playing
+UPDATE seats SET bot_playing = $3 WHERE table_id = $1 AND seat = $2 AND bot_level IS NULL;
+
+-- name: forget_seating
+DELETE FROM seats;
+DELETE FROM tables;

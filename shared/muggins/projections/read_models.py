@@ -7,6 +7,8 @@ connection, inside the transaction that also moves its checkpoint.
 
 from __future__ import annotations
 
+import uuid
+
 import msgspec
 
 from muggins.eventstore.store import RecordedEvent
@@ -16,11 +18,25 @@ from muggins.projections.runner import QUERIES, Connection, Projection
 from muggins.projections.table_views import TableViewDocument
 from muggins.rules.events import GameEnded, SeatedPlayer
 from muggins.rules.state import GameState
+from muggins.streams import parse_table_stream
+from muggins.table_events import (
+    BotTookOver,
+    GameBegun,
+    PlayerReturned,
+    SeatTaken,
+    TableOpened,
+    table_event_decoder,
+)
 
 _encode = msgspec.json.Encoder().encode
 _decode_state = msgspec.json.Decoder(GameState).decode
 _decode_tally = msgspec.json.Decoder(GameTally).decode
 _decode_players = msgspec.json.Decoder(tuple[SeatedPlayer, ...]).decode
+
+
+def games_only(page: list[RecordedEvent]) -> list[RecordedEvent]:
+    """The page's game events (a table's own stream is the seating projector's)."""
+    return [event for event in page if parse_table_stream(event.stream_id) is None]
 
 
 class TableViews:
@@ -29,6 +45,7 @@ class TableViews:
     name = table_views.NAME
 
     async def project(self, connection: Connection, page: list[RecordedEvent]) -> None:
+        page = games_only(page)
         streams = sorted({event.stream_id for event in page})
         documents: dict[str, TableViewDocument | None] = dict.fromkeys(streams)
         for row in await connection.fetch(QUERIES["load_documents"], streams):
@@ -65,6 +82,7 @@ class Leaderboard:
     name = leaderboard.NAME
 
     async def project(self, connection: Connection, page: list[RecordedEvent]) -> None:
+        page = games_only(page)
         streams = sorted({event.stream_id for event in page})
         tallies: dict[str, GameTally | None] = dict.fromkeys(streams)
         #: Rated games only: the last version counted.
@@ -123,8 +141,43 @@ class Leaderboard:
         await connection.execute(QUERIES["forget_leaderboard"])
 
 
+class TableSeating:
+    """Who sits where at each table, for the lobby (tables, seats): from the
+    tables' own streams (muggins.table_events)."""
+
+    name = "seating"
+
+    async def project(self, connection: Connection, page: list[RecordedEvent]) -> None:
+        for recorded in page:
+            table_id = parse_table_stream(recorded.stream_id)
+            if table_id is None:
+                continue
+            event = table_event_decoder.decode(recorded.payload)
+            if isinstance(event, TableOpened):
+                await connection.execute(
+                    QUERIES["seating_open"], table_id, _encode(event.ruleset).decode(),
+                    event.turn_clock_seconds, recorded.recorded_at)
+                levels = {bot.seat: bot.level for bot in event.bots}
+                seats = list(range(event.ruleset.seats))
+                await connection.execute(
+                    QUERIES["seating_seats"], table_id, seats, [levels.get(s) for s in seats],
+                    [f"bot ({levels[s]})" if s in levels else None for s in seats])
+            elif isinstance(event, SeatTaken):
+                await connection.execute(QUERIES["seating_taken"], table_id, event.seat,
+                                         event.name, uuid.UUID(event.player_id))
+            elif isinstance(event, GameBegun):
+                await connection.execute(QUERIES["seating_game"], table_id, event.game)
+            elif isinstance(event, BotTookOver | PlayerReturned):
+                await connection.execute(QUERIES["seating_bot_playing"], table_id, event.seat,
+                                         isinstance(event, BotTookOver))
+
+    async def forget(self, connection: Connection) -> None:
+        await connection.execute(QUERIES["forget_seating"])
+
+
 #: Every projector, by the name `muggins project` knows it by.
 PROJECTIONS: dict[str, type[Projection]] = {
     TableViews.name: TableViews,
     Leaderboard.name: Leaderboard,
+    TableSeating.name: TableSeating,
 }

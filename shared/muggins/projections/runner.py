@@ -29,6 +29,7 @@ from prometheus_client import Counter, Gauge
 
 from muggins.eventstore.store import EventStore, RecordedEvent
 from muggins.sql import load_queries
+from muggins.streams import ALL_PUBLIC_SUBJECTS
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 log = structlog.get_logger(__name__)
@@ -129,40 +130,60 @@ class ProjectorRunner:
             log.info("projector lag", projector=self.name, lag=lag)
         return lag
 
-    async def follow(self, stop: asyncio.Event, js: JetStreamContext | None = None,
+    async def follow(self, stop: asyncio.Event,
+                     js: JetStreamContext | Callable[[], JetStreamContext] | None = None,
                      poll_interval: float = 1.0) -> None:
-        """Catch up, then keep up until ``stop``: woken by the bus, polling the store."""
-        subscription = None
-        if js is not None:
-            with contextlib.suppress(Exception):
-                subscription = await js.pull_subscribe(
-                    "muggins.table.*.public", durable=f"projector-{self.name}"
-                )
+        """Catch up, then keep up until ``stop``: woken by the bus, polling the store.
+
+        ``js`` is JetStream or where to get the current one (a rebuilt bus
+        has a new one): a bell that stops ringing is subscribed again.
+        """
         with contextlib.suppress(OSError, asyncpg.PostgresError):
             await self.report_lag()  # how far behind it starts, in the log
+        bell: Any = None
         try:
-            await self._keep_up(stop, subscription, poll_interval)
+            while not stop.is_set():
+                try:
+                    await self.catch_up()
+                except (OSError, TimeoutError, asyncpg.PostgresError,
+                        asyncpg.InterfaceError) as error:
+                    log.warning("projector could not catch up; retrying", error=repr(error))
+                if js is not None and bell is None:
+                    bell = await self._subscribe(js() if callable(js) else js)
+                if bell is None:
+                    await _wait(stop, poll_interval)
+                    continue
+                try:
+                    messages = await bell.fetch(500, timeout=poll_interval)
+                except TimeoutError:
+                    continue  # quiet: poll the store anyway
+                except Exception as error:  # the bus away: the store poll covers it
+                    log.info("projector bell lost; subscribing again", error=repr(error))
+                    await self._unsubscribe(bell)
+                    bell = None
+                    await _wait(stop, poll_interval)
+                    continue
+                for message in messages:
+                    with contextlib.suppress(Exception):
+                        await message.ack()
         finally:
-            if subscription is not None:
-                with contextlib.suppress(Exception):
-                    await subscription.unsubscribe()  # or a drain would wait for it
+            await self._unsubscribe(bell)
 
-    async def _keep_up(self, stop: asyncio.Event, subscription: Any,
-                       poll_interval: float) -> None:
-        while not stop.is_set():
-            try:
-                await self.catch_up()
-            except (OSError, asyncpg.PostgresError) as error:
-                log.warning("projector could not catch up; retrying", error=str(error))
-            if subscription is None:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(poll_interval):
-                        await stop.wait()
-                continue
-            try:
-                messages = await subscription.fetch(500, timeout=poll_interval)
-            except Exception:  # a timeout or a bus outage: the store poll covers both
-                continue
-            for message in messages:
-                with contextlib.suppress(Exception):
-                    await message.ack()
+    async def _subscribe(self, js: JetStreamContext) -> Any:
+        try:
+            return await js.pull_subscribe(ALL_PUBLIC_SUBJECTS, durable=f"projector-{self.name}")
+        except Exception as error:  # no bell for now: the store poll covers it
+            log.info("projector could not subscribe to the bus", error=repr(error))
+            return None
+
+    @staticmethod
+    async def _unsubscribe(bell: Any) -> None:
+        if bell is not None:
+            with contextlib.suppress(Exception):  # or a drain would wait for it
+                await bell.unsubscribe()
+
+
+async def _wait(stop: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await stop.wait()

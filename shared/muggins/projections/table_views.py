@@ -15,6 +15,7 @@ from muggins.eventstore.store import RecordedEvent
 from muggins.rules.events import GameStarted, SeatedPlayer
 from muggins.rules.game import evolve
 from muggins.rules.state import GameState
+from muggins.streams import parse_game_stream
 from muggins.views import GameView, game_view
 
 NAME = "table-views"
@@ -45,9 +46,9 @@ class TableViewDocument(msgspec.Struct, frozen=True, gc=False):
 
 
 def table_and_game(stream_id: str) -> tuple[str, int]:
-    """"abc-g3" -> ("abc", 3); streams that are not games give game 0."""
-    table, _, game = stream_id.rpartition("-g")
-    return (table, int(game)) if table and game.isdigit() else (stream_id, 0)
+    """"abc1-g3" -> ("abc1", 3); a game stored outside a table (muggins simulate
+    --record) is its own table, game 0."""
+    return parse_game_stream(stream_id) or (stream_id, 0)
 
 
 def apply(document: TableViewDocument | None, recorded: RecordedEvent) -> TableViewDocument:

@@ -1,0 +1,132 @@
+"""The table service as an ASGI app: routes, lifespan, health and metrics.
+
+``create_app(settings, options)`` wires everything through muggins.bootstrap
+(STYLE.md 7); nothing happens at import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar import Litestar, Request, Response, get, websocket
+from litestar.connection import WebSocket
+from litestar.exceptions import HTTPException
+from litestar.openapi import OpenAPIConfig
+from litestar.params import FromPath
+from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_503_SERVICE_UNAVAILABLE
+from litestar.types import ControllerRouterHandler
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from muggins.bootstrap import Infrastructure, application, infrastructure
+from muggins.client.pages import client_routes
+from muggins.settings import Settings
+from muggins.streams import is_table_id
+from muggins.tables import http
+from muggins.tables.play_socket import PlaySession
+from muggins.tables.protocol import ErrorMessage, Health, encode
+from muggins.tables.runtime import ServiceOptions
+from muggins.tables.watch import table_events, watch_socket
+
+MAX_BODY_BYTES = 64 * 1024
+
+
+@get("/healthz", summary="The process is alive")
+async def healthz() -> Health:
+    return Health("ok")
+
+
+@get("/readyz", summary="PostgreSQL and NATS are reachable")
+async def readyz(request: Request) -> Response[Health]:  # type: ignore[type-arg]
+    infra = http.runtime_of(request).infra
+    postgres = "ok"
+    try:
+        async with asyncio.timeout(2):
+            await infra.pool.fetchval("SELECT 1")
+    except Exception as error:  # any failure means not ready
+        postgres = f"unavailable: {error or 'no answer within 2 s'}"
+    nats = "ok" if infra.bus.is_connected else "unavailable: disconnected"
+    ready = postgres == "ok" and nats == "ok"
+    return Response(
+        Health("ready" if ready else "not ready", postgres, nats),
+        status_code=200 if ready else HTTP_503_SERVICE_UNAVAILABLE,
+    )
+
+
+@get("/metrics", summary="Prometheus metrics", media_type="text/plain; version=0.0.4")
+async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg]
+    for runner in http.runtime_of(request).projectors:
+        with contextlib.suppress(Exception):
+            await runner.report_lag(log_now=False)
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+@websocket("/tables/{table_id:str}/play")
+async def play_socket(socket: WebSocket, table_id: FromPath[str]) -> None:  # type: ignore[type-arg]
+    await socket.accept()
+    if not is_table_id(table_id):
+        with contextlib.suppress(Exception):
+            await socket.send_data(encode(ErrorMessage(
+                "no-such-table", "there is no such table")).decode())
+            await socket.close(1008, "no such table")
+        return
+    runtime = http.runtime_of(socket)
+    session = PlaySession(socket, runtime, table_id)
+    runtime.sessions.add(session)
+    try:
+        await session.run()
+    finally:
+        runtime.sessions.discard(session)
+
+
+def create_app(
+    settings: Settings,
+    options: ServiceOptions | None = None,
+    infra: Infrastructure | None = None,
+) -> Litestar:
+    """The table service: ``infra`` if given (tests), else started from ``settings``."""
+    service_options = options or ServiceOptions()
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            ready = infra if infra is not None else await stack.enter_async_context(
+                infrastructure(settings))
+            app.state.runtime = await stack.enter_async_context(
+                application(ready, service_options))
+            yield
+
+    def too_deep(request: Request, error: RecursionError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+        return Response({"status_code": 400, "detail": "the request body is nested too deeply"},
+                        status_code=HTTP_400_BAD_REQUEST)
+
+    def refused(request: Request, error: HTTPException) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+        """Every refusal as {status_code, detail, code}: the code stable for clients."""
+        body: dict[str, object] = {"status_code": error.status_code, "detail": error.detail}
+        extra = error.extra if isinstance(error.extra, dict) else {}
+        body["code"] = extra.get("code") or _code_for(error.status_code)
+        if isinstance(error.extra, list):  # what a validation error found, field by field
+            body["extra"] = error.extra
+        return Response(body, status_code=error.status_code, headers=error.headers)
+
+    readers: list[ControllerRouterHandler] = [
+        http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
+        http.lobby, http.table_view, http.leaderboard, metrics,
+    ]
+    players: list[ControllerRouterHandler] = [http.create_table, http.take_seat, play_socket]
+    return Litestar(
+        route_handlers=readers + (players if service_options.role == "all" else [])
+        + client_routes(),
+        exception_handlers={RecursionError: too_deep, HTTPException: refused},
+        lifespan=[lifespan],
+        request_max_body_size=MAX_BODY_BYTES,
+        openapi_config=OpenAPIConfig(title="muggins", version="0.1.0", path="/schema"),
+        debug=False,
+    )
+
+
+def _code_for(status: int) -> str:
+    return {400: "bad-request", 403: "forbidden", 404: "not-found", 405: "method-not-allowed",
+            409: "conflict", 413: "too-large", 429: "rate-limited"}.get(status, "refused")

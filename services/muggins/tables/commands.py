@@ -1,0 +1,191 @@
+"""A command in: the game's state from its stream, the rules decide, the
+events are appended with the expected version and with what becomes due.
+
+The per-process cache of game states is only a head start: a decision is
+made on the state at the version the append expects, and the store refuses
+the append if the stream moved on meanwhile (another process, a bot, the
+clock).  The server's own moves are then retried against the fresh state; a
+player's is refused as a stale view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import structlog
+
+from muggins.eventstore.store import ConcurrencyError, Due, EventStore
+from muggins.logs import log_context
+from muggins.rules.commands import AnyCommand
+from muggins.rules.errors import IllegalMove
+from muggins.rules.game import fold, play, start_game
+from muggins.rules.state import GameState
+from muggins.streams import game_stream
+from muggins.tables.errors import StaleView
+from muggins.tables.next_step import Timings, next_step
+from muggins.tables.seating import Seating, Table
+
+#: Games whose state a process keeps at hand; older ones are rebuilt from
+#: the store when needed again.
+MAX_CACHED_GAMES = 5000
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game as its stream has it: ``state`` None while the stream is empty."""
+
+    number: int
+    version: int
+    state: GameState | None
+    #: When its last event was recorded (the store's clock).
+    last_event_at: datetime.datetime | None
+
+
+class Commands:
+    def __init__(self, store: EventStore, seating: Seating, timings: Timings) -> None:
+        self.store = store
+        self.seating = seating
+        self.timings = timings
+        self._games: dict[str, Game] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        #: Told of every append that makes something due (see Seating.due_soon).
+        self.due_soon: Callable[[str, float | None], None] = lambda _key, _seconds: None
+
+    # ------------------------------------------------------------ state
+
+    async def game(self, table_id: str, number: int, at_least: int | None = None) -> Game:
+        """Game ``number`` brought up to the store's latest (or taken from the
+        cache when it is at ``at_least`` or later already)."""
+        stream = game_stream(table_id, number)
+        cached = self._games.get(stream)
+        if cached is not None and at_least is not None and cached.version >= at_least:
+            return cached
+        after = cached.version if cached else 0
+        recorded = await self.store.read_stream(stream, after)
+        if not recorded:
+            return cached or Game(number, 0, None, None)
+        state = fold((r.event() for r in recorded), cached.state if cached else None)
+        game = Game(number, recorded[-1].stream_version, state, recorded[-1].recorded_at)
+        self._remember(stream, game)
+        return game
+
+    def _remember(self, stream: str, game: Game) -> None:
+        """Cache a game; the least recently changed go first past the bound."""
+        self._games.pop(stream, None)
+        self._games[stream] = game
+        while len(self._games) > MAX_CACHED_GAMES:
+            del self._games[next(iter(self._games))]
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            if len(self._locks) > MAX_CACHED_GAMES:  # drop the idle ones
+                for key in [k for k, v in self._locks.items() if not v.locked()]:
+                    del self._locks[key]
+            lock = self._locks[table_id] = asyncio.Lock()
+        return lock
+
+    def _due_after(self, table: Table, state: GameState) -> Due:
+        """What the table must do next once these events are in (time 0: now)."""
+        step = next_step(table.state, state, 0.0, self.timings)
+        return Due(table.state.table_id, None if step is None else max(0.0, step.after))
+
+    # ------------------------------------------------------------ commands
+
+    async def submit(
+        self,
+        table_id: str,
+        command: AnyCommand,
+        *,
+        actor: str,
+        known_version: int | None = None,
+        expected_game: int | None = None,
+        correlation_id: str | None = None,
+    ) -> int:
+        """Decide and append a command; return the new version.
+
+        ``known_version`` (a player's): the version the player saw; a view
+        that is behind is refused.  Without it (the server's own moves), a
+        conflict is retried against the fresh state.
+        """
+        correlation_id = correlation_id or str(uuid.uuid4())
+        with log_context(table=table_id, correlation_id=correlation_id):
+            async with self._lock(table_id):
+                for attempt in range(5):
+                    table = await self.seating.table(table_id, fresh=attempt > 0)
+                    if expected_game is not None and table.state.game != expected_game:
+                        table = await self.seating.table(table_id, fresh=True)
+                        if table.state.game != expected_game:
+                            raise StaleView(f"game {expected_game} is over; the table plays "
+                                            f"game {table.state.game} now")
+                    if table.state.game == 0:
+                        raise IllegalMove("the game starts when every seat is taken")
+                    cached = self._games.get(game_stream(table_id, table.state.game))
+                    trust_cache = attempt == 0 and cached is not None and (
+                        known_version is None or known_version <= cached.version)
+                    game = await self.game(table_id, table.state.game,
+                                           at_least=cached.version if trust_cache and cached
+                                           else None)
+                    if game.state is None:
+                        raise IllegalMove("the game is about to start")
+                    if known_version is not None and known_version != game.version:
+                        raise StaleView(
+                            f"your view is at version {known_version}, the table at "
+                            f"{game.version}: catch up first")
+                    new_state, events = play(game.state, command)
+                    due = self._due_after(table, new_state)
+                    stream = game_stream(table_id, game.number)
+                    try:
+                        recorded = await self.store.append(
+                            stream, game.version, events, actor=actor,
+                            correlation_id=correlation_id, due=due)
+                    except ConcurrencyError:
+                        continue  # another process moved first: the next attempt reads the store
+                    new_version = recorded[-1].stream_version
+                    self._remember(stream, Game(game.number, new_version, new_state,
+                                                recorded[-1].recorded_at))
+                    self.due_soon(table_id, due.seconds)
+                    log.info("command applied", actor=actor, command=type(command).__name__,
+                             game=game.number, version=new_version)
+                    return new_version
+                raise IllegalMove("the table is too busy: try again")
+
+    async def start_game(self, table: Table) -> None:
+        """The table's current game's first event (GameStarted), once."""
+        table_id, number = table.state.table_id, table.state.game
+        state, events = start_game(table.state.ruleset, table.state.players)
+        due = self._due_after(table, state)
+        stream = game_stream(table_id, number)
+        try:
+            recorded = await self.store.append(stream, 0, events, actor="system", due=due)
+        except ConcurrencyError:
+            return  # started already (another process, or an earlier attempt)
+        self._remember(stream, Game(number, recorded[-1].stream_version, state,
+                                    recorded[-1].recorded_at))
+        self.due_soon(table_id, due.seconds)
+        log.info("game started", table=table_id, game=number)
+
+    async def rematch(self, table_id: str, after_game: int | None = None) -> int:
+        """The same seats play again, once the game is over; the new game's number.
+
+        ``after_game``: the game the asker saw end; if another asker started
+        the next one meanwhile, that one is the answer.
+        """
+        for _ in range(5):
+            table = await self.seating.table(table_id, fresh=True)
+            if after_game is not None and table.state.game > after_game:
+                return table.state.game
+            game = await self.game(table_id, table.state.game)
+            if game.state is None or game.state.phase != "game-over":
+                raise IllegalMove("the game is not over yet")
+            try:
+                table = await self.seating.begin_game(table)
+            except ConcurrencyError:
+                continue
+            return table.state.game
+        raise IllegalMove("the table is too busy: try again")

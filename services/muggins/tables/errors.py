@@ -1,0 +1,43 @@
+"""Why the table service refuses a request: each refusal a type with a
+stable ``code`` for clients, and the HTTP status it answers with."""
+
+from __future__ import annotations
+
+from muggins.rules.errors import IllegalMove
+
+
+class Refusal(Exception):
+    """A request refused: nothing changed.  ``code`` is stable for clients."""
+
+    code = "refused"
+    status = 409
+
+
+class TableNotFound(Refusal, LookupError):
+    code = "no-such-table"
+    status = 404
+
+
+class BadRequest(Refusal, ValueError):
+    code = "bad-request"
+    status = 400
+
+
+class SeatUnavailable(Refusal):
+    code = "seat-taken"
+    status = 409
+
+
+class BadToken(Refusal, PermissionError):
+    code = "bad-token"
+    status = 403
+
+
+class StaleView(IllegalMove):
+    code = "stale-view"
+
+
+class SeatHeldByBot(IllegalMove):
+    """The bot keeps the seat to the end of the hand (two clocks ran out on one turn)."""
+
+    code = "bot-holds-seat"

@@ -1,0 +1,269 @@
+"""One table's events in version order, for any reader: a seat's socket or a
+table's spectator feed.
+
+A follower subscribes to the table's own stream and its current game's
+stream (every audience: it folds the full events, and each reader shows
+only what it may), puts what the bus delivers in version order, fills any
+gap from the event store (the bus delivers at most once; the store is the
+truth), and tells its reader, in order: a new game began, an event, and
+"settled" after each burst (time to show a view).  When the table begins a
+new game, the follower moves to it by itself.
+
+``start`` reads everything there is and returns; the reader shows its
+first view; then ``run`` delivers the rest.  What arrived in between waits
+in the inbox, so nothing is missed or shown twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+from typing import Protocol
+
+import structlog
+from nats.aio.msg import Msg
+
+from muggins.bus.connection import Bus, BusSubscription
+from muggins.bus.jetstream import BusMessage, bus_message_decoder
+from muggins.eventstore.store import EventStore, RecordedEvent
+from muggins.rules.events import Event
+from muggins.rules.game import evolve
+from muggins.rules.state import GameState
+from muggins.streams import game_stream, stream_subjects, table_stream
+from muggins.tables.errors import TableNotFound
+from muggins.tables.next_step import seconds_to_move, turn_began
+from muggins.tables.seating import Table, table_from
+
+log = structlog.get_logger(__name__)
+
+#: Seconds to wait for a version the bus seems to have skipped before asking the store.
+GAP_WAIT = 0.2
+
+
+class Reader(Protocol):
+    """What a follower tells its reader, in this order for each change."""
+
+    async def on_game(self, follower: GameFollower) -> None:
+        """The table began a new game (``follower.game``); its events follow."""
+
+    async def on_event(self, follower: GameFollower, version: int, event: Event) -> None:
+        """The current game's next event (full: the reader shows what it may)."""
+
+    async def on_settled(self, follower: GameFollower) -> None:
+        """A burst is over: the state, table and clock are as of now."""
+
+
+class GameFollower:
+    def __init__(self, table_id: str, bus: Bus, store: EventStore, reader: Reader, *,
+                 idle_check: float = 1.0, store_check_every: int = 5) -> None:
+        self.table_id = table_id
+        self.bus = bus
+        self.store = store
+        self.reader = reader
+        #: Seconds of silence after which the follower checks it missed nothing ...
+        self.idle_check = idle_check
+        #: ... asking the store every this many checks even if nothing hints at a gap.
+        self.store_check_every = store_check_every
+        self.table: Table | None = None
+        self.game = 0
+        self.version = 0
+        self.state: GameState | None = None
+        #: The current game's events so far, in order: events[v - 1] is version v.
+        self.events: list[Event] = []
+        self.last_event_at: datetime.datetime | None = None
+        self._inbox: asyncio.Queue[tuple[bytes, str]] = asyncio.Queue()
+        self._table_pending: dict[int, RecordedEvent] = {}
+        self._game_pending: dict[int, RecordedEvent] = {}
+        self._seen = 0
+        #: Versions of the current game that end an append: views only there.
+        self._append_ends: set[int] = set()
+        #: Something changed that the reader has not been told settled yet.
+        self._unsettled = False
+        self._idle = 0
+        self._table_subscription: BusSubscription | None = None
+        self._game_subscription: BusSubscription | None = None
+
+    # ------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        """Subscribe, then read the table and its game from the store
+        (TableNotFound if there is no such table)."""
+        self._table_subscription = await self.bus.subscribe(
+            stream_subjects(table_stream(self.table_id)), self._on_message)
+        recorded = await self.store.read_stream(table_stream(self.table_id))
+        if not recorded:
+            raise TableNotFound(f"there is no table {self.table_id}")
+        self.table = table_from(self.table_id, recorded)
+        await self._follow(self.table.state.game)
+
+    async def run(self) -> None:
+        """Deliver everything after ``start`` to the reader, until cancelled."""
+        while True:
+            waiting = (bool(self._game_pending or self._table_pending) or self._unsettled
+                       or self._seen > self.version)
+            try:
+                async with asyncio.timeout(GAP_WAIT if waiting else self.idle_check):
+                    data, subject = await self._inbox.get()
+            except TimeoutError:
+                self._idle += 1
+                if waiting or self._idle % self.store_check_every == 0:
+                    await self._catch_up_from_store()
+                continue
+            self._idle = 0
+            self._take(data, subject)
+            if self._inbox.empty():
+                await self._settle()
+
+    async def close(self) -> None:
+        for subscription in (self._table_subscription, self._game_subscription):
+            if subscription is not None:
+                with contextlib.suppress(Exception):
+                    await subscription.unsubscribe()
+
+    async def resync(self) -> None:
+        """Ask the store for anything the bus has not brought yet."""
+        await self._catch_up_from_store()
+
+    @property
+    def at_append_end(self) -> bool:
+        """Whether the game is where an append left it (not halfway through one)."""
+        return self.version == 0 or self.version in self._append_ends
+
+    def seconds_to_move(self) -> float | None:
+        """What is left of the seat on turn's clock (None: no person's clock runs)."""
+        if self.table is None or self.state is None or self.last_event_at is None:
+            return None
+        hand = self.state.hand
+        returned = self.table.returned_at.get(hand.turn) if hand is not None else None
+        began = turn_began(self.last_event_at, returned)
+        waited = (datetime.datetime.now(datetime.UTC) - began).total_seconds()
+        return seconds_to_move(self.table.state, self.state, waited)
+
+    # ------------------------------------------------------------ following
+
+    async def _on_message(self, message: Msg) -> None:
+        await self._inbox.put((message.data, message.subject))
+
+    async def _follow(self, game: int) -> None:
+        """Move to ``game``: subscribe to its subjects, then read what is stored."""
+        if self._game_subscription is not None:
+            with contextlib.suppress(Exception):
+                await self._game_subscription.unsubscribe()
+            self._game_subscription = None
+        self.game, self.version, self.state = game, 0, None
+        self.events, self.last_event_at = [], None
+        self._game_pending, self._seen, self._append_ends = {}, 0, set()
+        if game == 0:
+            return
+        stream = game_stream(self.table_id, game)
+        self._game_subscription = await self.bus.subscribe(stream_subjects(stream),
+                                                           self._on_message)
+        try:
+            recorded = await self.store.read_stream(stream)
+        except Exception as error:  # the store may be away: the idle checks read it later
+            log.warning("could not read a new game from the store", table=self.table_id,
+                        game=game, error=repr(error))
+            self._seen = 1
+            return
+        for entry in recorded:
+            self._game_pending[entry.stream_version] = entry
+        if recorded:  # what the store has ends where an append ended
+            self._append_ends.add(recorded[-1].stream_version)
+        self._fold_game()
+
+    def _take(self, data: bytes, subject: str) -> None:
+        try:
+            bus = bus_message_decoder.decode(data)
+        except Exception as error:  # a message not of ours: say so, carry on
+            log.warning("a bus message that is not an event", table=self.table_id,
+                        error=repr(error))
+            return
+        recorded = _recorded(bus)
+        if bus.stream_id == table_stream(self.table_id):
+            if self.table is not None and bus.stream_version > self.table.version:
+                self._table_pending[bus.stream_version] = recorded
+        elif (bus.stream_id == game_stream(self.table_id, self.game)
+              and bus.stream_version > self.version):
+            self._seen = max(self._seen, bus.stream_version)
+            if bus.last_of_append:
+                self._append_ends.add(bus.stream_version)
+            # A secret event comes twice: redacted on the public subject and
+            # whole on its own; the whole one is the one to fold.
+            if bus.audience == "public" or not subject.endswith(".public"):
+                self._game_pending[bus.stream_version] = recorded
+
+    async def _catch_up_from_store(self) -> None:
+        try:
+            if self.table is not None:
+                for recorded in await self.store.read_stream(table_stream(self.table_id),
+                                                             self.table.version):
+                    self._table_pending.setdefault(recorded.stream_version, recorded)
+            if self.game:
+                stored = await self.store.read_stream(game_stream(self.table_id, self.game),
+                                                      self.version)
+                for recorded in stored:
+                    self._game_pending.setdefault(recorded.stream_version, recorded)
+                    self._seen = max(self._seen, recorded.stream_version)
+                # What the store has ends where an append ended.
+                if stored:
+                    self._append_ends.add(stored[-1].stream_version)
+                elif not self._game_pending:
+                    self._append_ends.add(self.version)
+        except Exception as error:  # the store may be away: the next check tries again
+            log.warning("could not read the store to fill a gap", table=self.table_id,
+                        error=repr(error))
+            return
+        await self._settle()
+
+    async def _settle(self) -> None:
+        """Fold what is next in line, tell the reader, then say it settled."""
+        changed = self._fold_table()
+        if self.table is not None and self.table.state.game > self.game:
+            await self._follow(self.table.state.game)
+            await self.reader.on_game(self)
+            start = 0
+            changed = True
+        else:
+            start = self.version
+            if self._fold_game():
+                changed = True
+        for version in range(start + 1, self.version + 1):
+            await self.reader.on_event(self, version, self.events[version - 1])
+        self._unsettled = self._unsettled or changed
+        if self._unsettled and self.at_append_end:
+            self._unsettled = False
+            await self.reader.on_settled(self)
+
+    def _fold_table(self) -> bool:
+        if self.table is None:
+            return False
+        batch: list[RecordedEvent] = []
+        while self.table.version + len(batch) + 1 in self._table_pending:
+            batch.append(self._table_pending.pop(self.table.version + len(batch) + 1))
+        if not batch:
+            return False
+        self.table = self.table.after(batch)
+        return True
+
+    def _fold_game(self) -> bool:
+        start = self.version
+        while self.version + 1 in self._game_pending:
+            recorded = self._game_pending.pop(self.version + 1)
+            event = recorded.event()
+            self.state = evolve(self.state, event)
+            self.events.append(event)
+            self.version += 1
+            self.last_event_at = recorded.recorded_at
+        return self.version != start
+
+
+def _recorded(bus: BusMessage) -> RecordedEvent:
+    """A bus message as the store would have given it (what a fold needs)."""
+    return RecordedEvent(
+        position=bus.position, event_id=bus.event_id, stream_id=bus.stream_id,
+        stream_version=bus.stream_version, event_type="", payload=bus.event,
+        audience=bus.audience, actor=bus.actor, correlation_id=None, causation_id=None,
+        recorded_at=datetime.datetime.fromisoformat(bus.recorded_at),
+    )
+

@@ -1,0 +1,212 @@
+"""Thin HTTP handlers: create a table, read it, sit, the lobby, a game's
+public view, the leaderboard.
+
+Every id and parameter is checked here, at the edge, before it reaches SQL,
+a subject or the rules: a table id of the wrong format is a 404 like an
+unknown one, and every refusal answers 4xx with a stable ``code``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+from litestar import Request, get, post
+from litestar.connection import WebSocket
+from litestar.exceptions import HTTPException
+from litestar.params import FromPath, FromQuery, JSONBody
+
+from muggins.client.pages import checked_language
+from muggins.projections.runner import QUERIES as VIEW_QUERIES
+from muggins.rules.describe import PRESET_SUMMARIES, Language, describe
+from muggins.rules.errors import IllegalMove
+from muggins.rules.presets import DEFAULT_PRESET, PRESETS
+from muggins.streams import is_table_id, table_stream
+from muggins.tables.errors import BadRequest, Refusal, TableNotFound
+from muggins.tables.protocol import (
+    CreateTable,
+    LeaderboardLine,
+    LeaderboardPage,
+    Lobby,
+    LobbyTable,
+    PlayingTable,
+    PresetBoard,
+    PublicTableView,
+    RuleLine,
+    SeatGranted,
+    SeatSummary,
+    TableInfo,
+    TakeSeat,
+)
+from muggins.tables.runtime import Runtime
+from muggins.tables.seating import seating_history
+
+#: The deepest leaderboard page anyone may ask for (beyond it: 400).
+MAX_PAGE = 100_000
+
+
+def runtime_of(request: Request | WebSocket) -> Runtime:  # type: ignore[type-arg]
+    return request.app.state.runtime  # type: ignore[no-any-return]
+
+
+def checked_id(table_id: str) -> str:
+    """``table_id`` if it is of the table id format; else TableNotFound (404)."""
+    if not is_table_id(table_id):
+        raise TableNotFound("there is no such table: a table id is 4 to 32 letters and digits")
+    return table_id
+
+
+def refused(error: Refusal | IllegalMove) -> HTTPException:
+    """A refusal as an HTTP answer: its status, its reason and its stable code."""
+    status = error.status if isinstance(error, Refusal) else 409
+    return HTTPException(status_code=status, detail=str(error), extra={"code": error.code})
+
+
+async def table_info(runtime: Runtime, table_id: str, language: Language = "en") -> TableInfo:
+    table = (await runtime.seating.table(table_id)).state
+    status = "waiting"
+    if table.game:
+        game = await runtime.commands.game(table_id, table.game)
+        status = "finished" if game.state and game.state.phase == "game-over" else "playing"
+    return TableInfo(
+        table_id=table_id,
+        preset=table.ruleset.preset,
+        status=status,  # type: ignore[arg-type]
+        game=table.game,
+        turn_clock_seconds=table.turn_clock_seconds,
+        rules=[RuleLine(topic, text) for topic, text in describe(table.ruleset, language)],
+        ruleset=msgspec.structs.asdict(table.ruleset),
+        seats=[SeatSummary(s.seat, s.display_name, s.is_bot, s.bot_level, s.free)
+               for s in table.seats],
+        share_link=runtime.share_link(table_id),
+        spectator_link=runtime.watch_link(table_id),
+    )
+
+
+@post("/tables", summary="Create a table", description="A table from a preset, with bots.")
+async def create_table(
+    request: Request, data: JSONBody[CreateTable]  # type: ignore[type-arg]
+) -> TableInfo:
+    runtime = runtime_of(request)
+    try:
+        table = await runtime.seating.open_table(data)
+    except Refusal as error:
+        raise refused(error) from None
+    return await table_info(runtime, table.state.table_id)
+
+
+@get("/tables/{table_id:str}", summary="A table: its rules in words and its seats")
+async def get_table(
+    request: Request, table_id: FromPath[str], lang: FromQuery[str] = "en"  # type: ignore[type-arg]
+) -> TableInfo:
+    language = checked_language(lang)
+    try:
+        return await table_info(runtime_of(request), checked_id(table_id), language)
+    except Refusal as error:
+        raise refused(error) from None
+
+
+class SeatingEntry(msgspec.Struct, frozen=True):
+    version: int
+    actor: str
+    at: str
+    event: dict[str, object]
+
+
+@get("/tables/{table_id:str}/seating",
+     summary="The table's own events: who sat where, bots taking over, players returning",
+     description="For settling a dispute about who (a person, or a bot and why) played a seat.")
+async def table_seating(
+    request: Request, table_id: FromPath[str]  # type: ignore[type-arg]
+) -> list[SeatingEntry]:
+    try:
+        checked_id(table_id)
+    except Refusal as error:
+        raise refused(error) from None
+    recorded = await runtime_of(request).infra.store.read_stream(table_stream(table_id))
+    if not recorded:
+        raise refused(TableNotFound(f"there is no table {table_id}"))
+    return [SeatingEntry(**entry) for entry in seating_history(recorded)]  # type: ignore[arg-type]
+
+
+@post("/tables/{table_id:str}/seats/{seat:int}", summary="Take a free seat")
+async def take_seat(
+    request: Request,  # type: ignore[type-arg]
+    table_id: FromPath[str],
+    seat: FromPath[int],
+    data: JSONBody[TakeSeat],
+) -> SeatGranted:
+    runtime = runtime_of(request)
+    try:
+        granted = await runtime.seating.take_seat(checked_id(table_id), seat, data)
+    except Refusal as error:
+        raise refused(error) from None
+    return msgspec.structs.replace(granted, play_link=runtime.play_socket_link(table_id))
+
+
+@get("/lobby", summary="Open tables with free seats, and tables being played")
+async def lobby(
+    request: Request, limit: FromQuery[int] = 50  # type: ignore[type-arg]
+) -> Lobby:
+    runtime = runtime_of(request)
+    limit = max(1, min(limit, 200))
+    pool = runtime.infra.pool
+    open_tables = [
+        LobbyTable(row["table_id"], msgspec.json.decode(row["ruleset"])["preset"],
+                   row["seats"], row["free"], runtime.share_link(row["table_id"]))
+        for row in await pool.fetch(VIEW_QUERIES["open_tables"], limit)
+        if row["free"] > 0
+    ]
+    playing = [
+        PlayingTable(row["table_id"], row["game"], row["version"],
+                     msgspec.Raw(row["public_view"].encode()),
+                     runtime.watch_link(row["table_id"]), list(row["names"] or []))
+        for row in await pool.fetch(VIEW_QUERIES["playing"], limit)
+    ]
+    return Lobby(open_tables, playing)
+
+
+@get("/tables/{table_id:str}/view", summary="The public view of a table's game (read model)")
+async def table_view(
+    request: Request, table_id: FromPath[str]  # type: ignore[type-arg]
+) -> PublicTableView:
+    if not is_table_id(table_id):
+        raise refused(TableNotFound("there is no such table"))
+    row = await runtime_of(request).infra.pool.fetchrow(VIEW_QUERIES["table_view"], table_id)
+    if row is None:
+        raise refused(TableNotFound(f"no game has been played at table {table_id} yet"))
+    return PublicTableView(table_id, row["game"], row["version"], row["phase"], row["preset"],
+                           PRESET_SUMMARIES.get(row["preset"], ""),
+                           msgspec.Raw(row["ruleset"].encode()),
+                           msgspec.Raw(row["public_view"].encode()))
+
+
+@get("/leaderboard", summary="Ratings and records per player, one board per preset",
+     description="Sorted by rating (openskill mu - 3 sigma). Pages start at 1.")
+async def leaderboard(
+    request: Request,  # type: ignore[type-arg]
+    preset: FromQuery[str] = DEFAULT_PRESET,
+    page: FromQuery[int] = 1,
+    per_page: FromQuery[int] = 25,
+) -> LeaderboardPage:
+    if preset not in PRESETS:
+        raise refused(BadRequest(f"unknown preset {preset[:40]!r}; choose from "
+                                 f"{', '.join(PRESETS)}"))
+    if not 1 <= page <= MAX_PAGE or not 1 <= per_page <= 100:
+        raise refused(BadRequest(f"page is 1 to {MAX_PAGE}; per_page is 1 to 100"))
+    pool = runtime_of(request).infra.pool
+    offset = (page - 1) * per_page
+    rows = await pool.fetch(VIEW_QUERIES["leaderboard_page"], preset, per_page, offset)
+    lines = [
+        LeaderboardLine(
+            rank=offset + index + 1, player_id=row["player_id"], name=row["name"],
+            bot=row["bot"], rating=round(row["rating"], 3), mu=round(row["mu"], 3),
+            sigma=round(row["sigma"], 3), games=row["games"], won=row["won"],
+            drawn=row["drawn"], hands=row["hands"],
+            points_per_hand=round(row["points"] / row["hands"], 2) if row["hands"] else 0.0,
+            best_play=row["best_play"],
+        )
+        for index, row in enumerate(rows)
+    ]
+    total = await pool.fetchval(VIEW_QUERIES["leaderboard_size"], preset)
+    boards = [PresetBoard(row["preset"], row["players"])
+              for row in await pool.fetch(VIEW_QUERIES["leaderboard_presets"])]
+    return LeaderboardPage(preset, page, per_page, total, lines, boards)

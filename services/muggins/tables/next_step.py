@@ -1,0 +1,84 @@
+"""What a table must do next, and when: derived from its streams alone.
+
+A pure function of the table's state, its game's state and how long ago the
+turn began, so that any process (the one that just appended, or another
+that finds the table due after the first one died) reaches the same answer.
+The scheduler carries the step out; appends record when it is due.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Literal
+
+from muggins.bots import GreedyBot
+from muggins.rules.state import GameState
+from muggins.table_events import TableState
+
+StepKind = Literal["start-game", "deal", "bot-call", "bot-move", "clock-out"]
+
+
+@dataclass(frozen=True)
+class Timings:
+    """The service's pauses, in seconds (the turn clock is each table's own)."""
+
+    #: A bot's human-like pause before it moves.
+    bot_delay: float = 0.8
+    #: The pause after a hand ends before the next is dealt.
+    hand_pause: float = 2.0
+
+
+@dataclass(frozen=True)
+class Step:
+    """Do ``kind`` (for ``seat``) in ``after`` seconds (now or overdue when <= 0)."""
+
+    kind: StepKind
+    after: float
+    seat: int | None = None
+
+
+def turn_began(last_event_at: datetime.datetime,
+               returned_at: datetime.datetime | None) -> datetime.datetime:
+    """When the seat on turn's clock started: the last move, or later, the
+    moment its player took the seat back (the clock re-arms then)."""
+    if returned_at is not None and returned_at > last_event_at:
+        return returned_at
+    return last_event_at
+
+
+def next_step(table: TableState, game: GameState | None, waited: float,
+              timings: Timings) -> Step | None:
+    """The table's next step, ``waited`` seconds after its turn began
+    (turn_began); None when nothing is due until somebody acts (a seat is
+    free, the game is over)."""
+    if table.game == 0:
+        return None
+    if game is None:
+        return Step("start-game", 0.0)
+    if game.phase == "game-over":
+        return None
+    if game.phase == "between-hands" or game.hand is None:
+        pause = timings.hand_pause if game.hands_played else 0.0
+        return Step("deal", pause - waited)
+    hand = game.hand
+    rules = game.ruleset
+    if hand.pending is not None:
+        caller_side = rules.side_of(hand.pending.seat)
+        for seat in range(rules.seats):
+            if (table.seats[seat].is_bot and rules.side_of(seat) != caller_side
+                    and GreedyBot().calls_muggins(game, seat)):
+                return Step("bot-call", timings.bot_delay / 2 - waited, seat)
+    seat = hand.turn
+    if table.seats[seat].is_bot:
+        return Step("bot-move", timings.bot_delay - waited, seat)
+    return Step("clock-out", table.turn_clock_seconds - waited, seat)
+
+
+def seconds_to_move(table: TableState, game: GameState, waited: float) -> float | None:
+    """What a view shows of the seat on turn's clock: None when no person's clock runs."""
+    if game.phase != "playing" or game.hand is None:
+        return None
+    if table.seats[game.hand.turn].is_bot:
+        return None
+    return max(0.0, table.turn_clock_seconds - waited)

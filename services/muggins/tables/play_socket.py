@@ -1,0 +1,315 @@
+"""A seat's WebSocket: hello, commands in, that seat's events and views out.
+
+The seat's events come from a GameFollower (the same sequencer spectators
+use); commands go to Commands and Seating.  A seat a bot plays is taken back
+only by a valid move or an explicit "I'm back" ({"type": "back"}); both
+re-arm the turn clock (docs/service.md, "Bots, clocks and absences").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import asyncpg
+import msgspec
+import structlog
+from litestar.connection import WebSocket
+from litestar.exceptions import WebSocketDisconnect
+from nats.aio.msg import Msg
+
+from muggins.bus.connection import BusSubscription
+from muggins.logs import log_context
+from muggins.rules.commands import AnyCommand, CallMuggins, Play
+from muggins.rules.errors import IllegalMove
+from muggins.rules.events import Event, event_encoder, visible_to
+from muggins.rules.game import decide
+from muggins.streams import spectators_subject
+from muggins.tables.errors import Refusal, StaleView
+from muggins.tables.follower import GameFollower
+from muggins.tables.protocol import (
+    Back,
+    CallMugginsMessage,
+    ErrorMessage,
+    EventMessage,
+    GameStartedMessage,
+    Hello,
+    PlayTile,
+    Rematch,
+    Since,
+    SpectatorsMessage,
+    ViewMessage,
+    Welcome,
+    client_message_decoder,
+    encode,
+    spectator_count_decoder,
+)
+from muggins.tables.runtime import Runtime
+from muggins.views import GameView, game_view
+
+log = structlog.get_logger(__name__)
+
+MAX_MESSAGE_BYTES = 4096
+HELLO_TIMEOUT = 10.0
+#: Failures that pass (the database or the bus away for a moment): the
+#: player is told to try again; the socket stays open.
+TRANSIENT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+
+class PlaySession:
+    """One seat's WebSocket."""
+
+    def __init__(self, socket: WebSocket, runtime: Runtime, table_id: str) -> None:  # type: ignore[type-arg]
+        self.socket = socket
+        self.runtime = runtime
+        self.table_id = table_id
+        #: The seat this socket plays (known after hello).
+        self.seat = -1
+        self.follower = GameFollower(table_id, runtime.infra.bus, runtime.infra.store, self)
+        self.subscriptions: list[BusSubscription] = []
+        self.rate = runtime.options.commands_per_second
+        self.burst = runtime.options.command_burst
+        self.tokens = self.burst
+        self.refilled = time.monotonic()
+        self.send_lock = asyncio.Lock()
+        #: What the last view showed: (game, version, table version, spectators).
+        self.last_view: tuple[int, int, int, int] | None = None
+        #: How many watch the table, by the process they watch through.
+        self.spectator_counts: dict[str, int] = {}
+
+    @property
+    def game(self) -> int:
+        return self.follower.game
+
+    @property
+    def watching(self) -> int:
+        return sum(self.spectator_counts.values())
+
+    async def send(self, message: object) -> None:
+        async with self.send_lock:
+            await self.socket.send_data(encode(message).decode())
+
+    async def fail(self, code: str, message: str, close: int | None = None) -> None:
+        with contextlib.suppress(Exception):
+            await self.send(ErrorMessage(code, message))
+            if close is not None:
+                await self.socket.close(close, message[:120])
+
+    # ------------------------------------------------------------ life
+
+    async def run(self) -> None:
+        try:
+            async with asyncio.timeout(HELLO_TIMEOUT):
+                raw = await self.socket.receive_data(mode="text")
+        except TimeoutError:
+            await self.fail("hello-expected", "send hello with your seat token first", 1008)
+            return
+        hello = await self.decode(raw)
+        if not isinstance(hello, Hello):
+            await self.fail("hello-expected", "the first message must be hello", 1008)
+            return
+        try:
+            self.seat = await self.runtime.seating.seat_for_token(self.table_id, hello.token)
+        except Refusal as error:
+            await self.fail("bad-token", str(error), 1008)
+            return
+        except TRANSIENT:
+            await self.fail("unavailable", "the table cannot be reached just now: "
+                            "reconnect in a moment", 1013)
+            return
+        with log_context(table=self.table_id, seat=self.seat):
+            presence = self.runtime.presence
+            await presence.connected(self.table_id, self.seat)
+            try:
+                await self.follower.start()
+                feeds = self.runtime.feeds
+                self.spectator_counts[feeds.process] = feeds.watching(self.table_id)
+                self.subscriptions.append(await self.runtime.infra.bus.subscribe(
+                    spectators_subject(self.table_id), self.on_spectators))
+                await self.welcome(hello.since)
+                await self.serve_both_ways()
+            finally:
+                for subscription in self.subscriptions:
+                    with contextlib.suppress(Exception):
+                        await subscription.unsubscribe()
+                await self.follower.close()
+                await presence.disconnected(self.table_id, self.seat)
+
+    async def serve_both_ways(self) -> None:
+        """Read commands and push events until either side stops; then stop both."""
+        tasks = [asyncio.create_task(self.receive_loop()),
+                 asyncio.create_task(self.follower.run())]
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        for task in pending:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for task in done:
+            error = task.exception()
+            if error is not None and not isinstance(error, WebSocketDisconnect):
+                log.error("connection failed", error=repr(error))
+                with contextlib.suppress(Exception):
+                    await self.socket.close(1011, "internal error")
+
+    async def welcome(self, since: int | None) -> None:
+        follower = self.follower
+        assert follower.table is not None
+        clock = follower.table.state.turn_clock_seconds
+        if follower.state is None or since is None or since >= follower.version:
+            view = self._view() if follower.state is not None else None
+            await self.send(Welcome(self.table_id, self.seat, follower.game, follower.version,
+                                    view, clock))
+            if view is not None:
+                self.last_view = self._view_key()
+            return
+        # A reconnect: everything after ``since`` in order, as this seat may
+        # see it, then the view; live events continue after that.
+        await self.send(Welcome(self.table_id, self.seat, follower.game, since, None, clock))
+        await self.resend(since)
+
+    async def resend(self, since: int) -> None:
+        follower = self.follower
+        for version in range(since + 1, follower.version + 1):
+            await self.on_event(follower, version, follower.events[version - 1])
+        self.last_view = None
+        await self.push_view()
+
+    # ------------------------------------------------------------ what the follower tells
+
+    async def on_game(self, follower: GameFollower) -> None:
+        assert follower.table is not None
+        await self.send(GameStartedMessage(follower.game))
+        await self.send(Welcome(self.table_id, self.seat, follower.game, 0, None,
+                                follower.table.state.turn_clock_seconds))
+
+    async def on_event(self, follower: GameFollower, version: int, event: Event) -> None:
+        seen = visible_to(event, self.seat)
+        await self.send(EventMessage(follower.game, version,
+                                     msgspec.Raw(event_encoder.encode(seen))))
+
+    async def on_settled(self, follower: GameFollower) -> None:
+        await self.push_view()
+
+    def _view_key(self) -> tuple[int, int, int, int]:
+        table = self.follower.table
+        return (self.follower.game, self.follower.version, table.version if table else 0,
+                self.watching)
+
+    def _view(self) -> GameView:
+        follower = self.follower
+        assert follower.state is not None and follower.table is not None
+        table = follower.table.state
+        return game_view(follower.state, self.seat, table.names, table.bots)
+
+    async def push_view(self) -> None:
+        follower = self.follower
+        if follower.state is None or self._view_key() == self.last_view:
+            return
+        self.last_view = self._view_key()
+        await self.send(ViewMessage(follower.game, follower.version, self._view(),
+                                    follower.seconds_to_move(), self.watching))
+
+    async def on_spectators(self, message: Msg) -> None:
+        with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
+            count = spectator_count_decoder.decode(message.data)
+            before = self.watching
+            self.spectator_counts[count.process] = count.count
+            if self.watching != before:
+                with contextlib.suppress(Exception):  # the socket may be closing
+                    await self.send(SpectatorsMessage(self.watching))
+
+    # ------------------------------------------------------------ commands
+
+    async def decode(self, raw: str | bytes) -> object:
+        if len(raw) > MAX_MESSAGE_BYTES:
+            await self.fail("message-too-large", f"messages are at most {MAX_MESSAGE_BYTES} bytes",
+                            1009)
+            raise WebSocketDisconnect(detail="message too large")
+        try:
+            return client_message_decoder.decode(raw)
+        except (msgspec.ValidationError, msgspec.DecodeError) as error:
+            await self.fail("bad-message", str(error))
+            return None
+
+    def allowed(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.refilled) * self.rate)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def receive_loop(self) -> None:
+        while True:
+            raw = await self.socket.receive_data(mode="text")
+            message = await self.decode(raw)
+            if message is None:
+                continue
+            if not self.allowed():
+                await self.fail("rate-limited", "too many messages: slow down")
+                continue
+            try:
+                await self.handle(message)
+            except IllegalMove as error:
+                await self.send(ErrorMessage(error.code, str(error), self.follower.version))
+            except Refusal as error:
+                await self.send(ErrorMessage(error.code, str(error), self.follower.version))
+            except TRANSIENT as error:
+                log.warning("a command could not be carried out now", error=repr(error))
+                await self.send(ErrorMessage(
+                    "unavailable", "the table cannot be reached just now: try again",
+                    self.follower.version))
+
+    async def handle(self, message: object) -> None:
+        command: AnyCommand | None = None
+        known: int | None = None
+        if isinstance(message, PlayTile):
+            command = Play(self.seat, message.tile, message.end, message.claim)
+            known = message.known_version
+        elif isinstance(message, CallMugginsMessage):
+            command = CallMuggins(seat=self.seat)
+            known = message.known_version
+        elif isinstance(message, Since):
+            await self.follower.resync()
+            await self.resend(min(message.version, self.follower.version))
+            return
+        elif isinstance(message, Rematch):
+            await self.runtime.commands.rematch(self.table_id, after_game=self.game)
+            return
+        elif isinstance(message, Back):
+            await self.come_back("back")
+            return
+        elif isinstance(message, Hello):
+            await self.fail("already-seated", "hello comes once, first")
+            return
+        if command is None:
+            return
+        table = self.follower.table
+        if table is not None and table.state.seats[self.seat].takeover is not None:
+            # Only a move the rules accept brings the player back: anything
+            # else leaves the bot playing (and the table moving).
+            state = self.follower.state
+            if state is None or known != self.follower.version:
+                await self.follower.resync()
+                state = self.follower.state
+            if state is None:
+                raise IllegalMove("the game is about to start")
+            if known is not None and known != self.follower.version:
+                raise StaleView(f"your view is at version {known}, the table at "
+                                f"{self.follower.version}: catch up first")
+            decide(state, command)
+            await self.come_back("move")
+        await self.runtime.commands.submit(
+            self.table_id, command, actor=f"seat:{self.seat}", known_version=known,
+            expected_game=self.game)
+
+    async def come_back(self, how: str) -> None:
+        state = self.follower.state
+        hand = 0
+        if state is not None:
+            hand = state.hand.number if state.hand is not None else state.hands_played
+        await self.runtime.seating.player_returned(
+            self.table_id, self.seat, "move" if how == "move" else "back", self.game, hand)

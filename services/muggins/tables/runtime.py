@@ -1,0 +1,74 @@
+"""What every handler is given: the settings and the services built at start
+(muggins.bootstrap builds them; nothing here starts anything)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from muggins.tables.next_step import Timings
+
+if TYPE_CHECKING:
+    from muggins.bootstrap import Infrastructure
+    from muggins.projections.runner import ProjectorRunner
+    from muggins.tables.commands import Commands
+    from muggins.tables.presence import Presence
+    from muggins.tables.scheduler import Scheduler
+    from muggins.tables.seating import Seating
+    from muggins.tables.watch import SpectatorFeeds
+
+
+@dataclass
+class ServiceOptions:
+    #: Where people reach the service, for share links.
+    base_url: str = "http://127.0.0.1:8000"
+    #: A bot's human-like pause before it moves (0 in tests).
+    bot_delay: float = 0.8
+    #: The pause after a hand ends before the next is dealt.
+    hand_pause: float = 2.0
+    #: How long a disconnected player has to come back before a bot takes over.
+    grace_period: float = 30.0
+    #: Run the projectors in this process (the embedded, single-process set-up).
+    projectors: bool = True
+    #: "all": players, spectators and everything else.  "spectators": only what
+    #: spectators and the lobby read (no commands, no bots, no projectors), so
+    #: that a crowd of spectators runs beside the players' process, not in it.
+    role: Literal["all", "spectators"] = "all"
+    #: Commands one connection may send: a burst, then this many a second.
+    commands_per_second: float = 10.0
+    command_burst: float = 20.0
+    #: How often this process looks for tables with a step due.
+    poll_interval: float = 0.25
+    #: Randomness for hand seeds (the OS by default; tests may fix it).
+    new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(32))
+
+    @property
+    def timings(self) -> Timings:
+        return Timings(bot_delay=self.bot_delay, hand_pause=self.hand_pause)
+
+
+@dataclass
+class Runtime:
+    infra: Infrastructure
+    options: ServiceOptions
+    seating: Seating
+    commands: Commands
+    presence: Presence
+    feeds: SpectatorFeeds
+    #: None in a spectators-only process.
+    scheduler: Scheduler | None = None
+    projectors: list[ProjectorRunner] = field(default_factory=list)
+    #: Every open seat socket (closed with a reason at shutdown).
+    sessions: set[Any] = field(default_factory=set)
+
+    def share_link(self, table_id: str) -> str:
+        return f"{self.options.base_url.rstrip('/')}/play/{table_id}"
+
+    def watch_link(self, table_id: str) -> str:
+        return f"{self.options.base_url.rstrip('/')}/watch/{table_id}"
+
+    def play_socket_link(self, table_id: str) -> str:
+        base = self.options.base_url.rstrip("/").replace("http", "ws", 1)
+        return f"{base}/tables/{table_id}/play"

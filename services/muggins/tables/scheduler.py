@@ -1,0 +1,284 @@
+"""What is due at each table, kept durably and done once by whichever
+process is alive (a process manager).
+
+Every append says when its table next has something to do (a bot's move,
+the next deal, a turn clock running out, a new game's first event): the row
+``due`` is written in the append's own transaction.  Each service process
+polls for rows that are due, claims them with a lease, derives from the
+streams what the step is (next_step), does it through the same commands a
+player sends, and lets go.  So:
+
+* a process that dies mid-game leaves its tables' rows behind: another
+  process (or the same one restarted) finds them due and carries on;
+* two processes cannot both do a step: the claim is exclusive, and should a
+  lease run out mid-step, the append's expected version refuses the second;
+* nobody calls the scheduler: it reads what is due and acts like a player.
+
+The process that made an append also sets a local timer for steps due
+within a few seconds, so that bots answer at once instead of at the next
+poll; the row is still what counts.  Every loop here retries what fails
+(PostgreSQL away, a timeout) with a pause, and logs it: none can die.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import random
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import structlog
+from prometheus_client import Counter
+
+from muggins.bots import make_bot
+from muggins.rules.commands import CallMuggins, StartHand
+from muggins.rules.errors import IllegalMove
+from muggins.sql import load_queries
+from muggins.tables.commands import Commands, Game
+from muggins.tables.next_step import Step, Timings, next_step, turn_began
+from muggins.tables.presence import LIFE_SECONDS, Presence
+from muggins.tables.seating import Seating, Table
+
+QUERIES = load_queries(Path(__file__).parent / "queries.sql")
+log = structlog.get_logger(__name__)
+
+STEPS = Counter("muggins_scheduled_steps_total", "Steps the scheduler carried out", ["kind"])
+FAILURES = Counter("muggins_scheduler_failures_total",
+                   "Scheduler attempts that failed and will be retried", ["where"])
+
+#: Steps due within this many seconds get a local timer as well as the row.
+QUICK_HORIZON = 5.0
+#: Steps one claim may carry out before it lets go (others get their turn).
+STEPS_PER_CLAIM = 8
+#: The longest pause between retries of a failing loop.
+MAX_BACKOFF = 5.0
+#: Problems that pass: the database away or slow, a connection dropped.
+TRANSIENT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+
+class Scheduler:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        seating: Seating,
+        commands: Commands,
+        presence: Presence,
+        timings: Timings,
+        *,
+        process_id: str,
+        new_seed: Callable[[], str],
+        grace_period: float = 30.0,
+        lease: float = 15.0,
+        poll_interval: float = 0.25,
+        batch: int = 64,
+        concurrency: int = 32,
+    ) -> None:
+        self.pool = pool
+        self.seating = seating
+        self.commands = commands
+        self.presence = presence
+        self.timings = timings
+        self.process_id = process_id
+        self.new_seed = new_seed
+        self.grace_period = grace_period
+        self.lease = lease
+        self.poll_interval = poll_interval
+        self.batch = batch
+        self._slots = asyncio.Semaphore(concurrency)
+        #: Tables this process is advancing now, and any wake-up asked meanwhile.
+        self._running: dict[str, float | None] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closing = False
+
+    # ------------------------------------------------------------ waking up
+
+    def soon(self, key: str, seconds: float | None) -> None:
+        """An append made ``key`` due in ``seconds``: try it then, here."""
+        if self._closing or seconds is None or seconds > QUICK_HORIZON:
+            return
+        if key in self._running:  # asked while advancing it: tried once it lets go
+            earlier = self._running[key]
+            self._running[key] = seconds if earlier is None else min(earlier, seconds)
+            return
+        loop = asyncio.get_running_loop()
+        loop.call_later(max(0.0, seconds), self._spawn_claim, key)
+
+    def _spawn_claim(self, key: str) -> None:
+        if not self._closing and key not in self._running:
+            self._spawn(self._claim_and_advance(key))
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        # A fresh context: a step must not log as the request that caused it.
+        task = asyncio.get_running_loop().create_task(coroutine, context=contextvars.Context())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _claim_and_advance(self, key: str) -> None:
+        try:
+            claimed = await self.pool.fetchval(QUERIES["claim_one"], self.process_id,
+                                               self.lease, key)
+        except TRANSIENT as error:  # the poll finds it later
+            FAILURES.labels("claim").inc()
+            log.warning("could not claim a due table; the poll will", table=key,
+                        error=repr(error))
+            return
+        if claimed is not None:
+            await self._advance_claimed(key)
+
+    # ------------------------------------------------------------ the loops
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Poll for due tables, sweep for absent players and renew this
+        process's life until ``stop``; every failure is logged and retried."""
+        loops = [
+            asyncio.create_task(self._forever(stop, "poll", self._poll, self.poll_interval)),
+            asyncio.create_task(self._forever(stop, "absent", self._sweep_absent, 1.0)),
+            asyncio.create_task(self._forever(stop, "renew", self.presence.renew,
+                                              LIFE_SECONDS / 3)),
+        ]
+        try:
+            await stop.wait()
+        finally:
+            self._closing = True
+            for task in loops:
+                task.cancel()
+            for task in loops:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            for task in list(self._tasks):
+                task.cancel()
+            for task in list(self._tasks):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def _forever(self, stop: asyncio.Event, name: str,
+                       work: Callable[[], Coroutine[Any, Any, None]], every: float) -> None:
+        failures = 0
+        while not stop.is_set():
+            try:
+                await work()
+                failures = 0
+                pause = every
+            except Exception as error:  # never die: say so, wait, try again
+                failures += 1
+                FAILURES.labels(name).inc()
+                pause = min(MAX_BACKOFF, every * 2**failures)
+                log.warning("scheduler loop failed; retrying", loop=name, error=repr(error),
+                            retry_in=round(pause, 2))
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(pause * random.uniform(0.8, 1.2)):
+                    await stop.wait()
+
+    async def _poll(self) -> None:
+        keys = await self.pool.fetch(QUERIES["claim_due"], self.process_id, self.lease,
+                                     self.batch)
+        for row in keys:
+            if row["key"] in self._running:  # advancing here already: let it go again
+                await self._release(row["key"])
+                continue
+            self._spawn(self._advance_claimed(row["key"]))
+
+    async def _sweep_absent(self) -> None:
+        for table_id, seat in await self.presence.absent(self.grace_period):
+            await self._take_over_absent(table_id, seat)
+            await self.presence.forget_absence(table_id, seat)
+
+    async def _take_over_absent(self, table_id: str, seat: int) -> None:
+        table = await self.seating.table(table_id, fresh=True)
+        if not table.state.game:
+            return
+        game = await self.commands.game(table_id, table.state.game)
+        state = game.state
+        if state is None or state.phase == "game-over":
+            return
+        await self.seating.take_over(
+            table_id, seat, "absent", game=game.number, version=game.version,
+            hand=state.hand.number if state.hand else state.hands_played)
+
+    # ------------------------------------------------------------ one table
+
+    async def _advance_claimed(self, key: str) -> None:
+        async with self._slots:
+            self._running[key] = None
+            try:
+                await self._advance(key)
+            except Exception as error:  # the row stays due: retried after the lease
+                FAILURES.labels("step").inc()
+                log.warning("a table's step failed; it will be retried", table=key,
+                            error=repr(error))
+            finally:
+                again = self._running.pop(key, None)
+                await self._release(key)
+                if again is not None:
+                    self.soon(key, again)
+
+    async def _release(self, key: str) -> None:
+        try:
+            await self.pool.execute(QUERIES["release_due"], key, self.process_id)
+        except TRANSIENT as error:  # the lease runs out by itself
+            log.warning("could not let a table go; its lease will run out", table=key,
+                        error=repr(error))
+
+    async def _advance(self, table_id: str) -> None:
+        """Carry out what is due at the table now, step by step, then record
+        when it is next due (or that nothing is)."""
+        for _ in range(STEPS_PER_CLAIM):
+            row = await self.pool.fetchrow(QUERIES["due_now"], table_id)
+            if row is None:
+                return  # nothing is due (the game ended through another process)
+            table = await self.seating.table(table_id, fresh=True)
+            game = await self.commands.game(table_id, table.state.game) if table.state.game \
+                else None
+            waited = 0.0
+            if game is not None and game.last_event_at is not None:
+                began = turn_began(game.last_event_at, _returned_at(table, game))
+                waited = (row["now"] - began).total_seconds()
+            step = next_step(table.state, game.state if game else None, waited, self.timings)
+            if step is None:
+                await self.pool.execute(QUERIES["forget_due"], table_id, row["due_at"])
+                return
+            if step.after > 0:
+                await self.pool.execute(QUERIES["reschedule"], table_id, row["due_at"],
+                                        step.after)
+                self.soon(table_id, step.after)
+                return
+            await self._do(step, table, game)
+            STEPS.labels(step.kind).inc()
+        self._running[table_id] = 0.0  # more to do: again once this claim is let go
+
+    async def _do(self, step: Step, table: Table, game: Game | None) -> None:
+        table_id = table.state.table_id
+        if step.kind == "start-game" or game is None or game.state is None:
+            await self.commands.start_game(table)
+            return
+        state = game.state
+        with contextlib.suppress(IllegalMove):  # the table moved on: derived anew next
+            if step.kind == "deal":
+                await self.commands.submit(table_id, StartHand(seed=self.new_seed()),
+                                           actor="system", expected_game=game.number,
+                                           known_version=game.version)
+            elif step.kind == "bot-call" and step.seat is not None:
+                await self.commands.submit(table_id, CallMuggins(seat=step.seat),
+                                           actor=f"bot:{step.seat}", expected_game=game.number,
+                                           known_version=game.version)
+            elif step.kind == "bot-move" and step.seat is not None:
+                level = table.state.seats[step.seat].bot_level or "greedy"
+                bot = make_bot(level, random.Random(f"{table_id}/{game.number}/{game.version}"))  # type: ignore[arg-type]
+                await self.commands.submit(table_id, bot.choose(state),
+                                           actor=f"bot:{step.seat}", expected_game=game.number,
+                                           known_version=game.version)
+            elif step.kind == "clock-out" and step.seat is not None and state.hand is not None:
+                await self.seating.take_over(table_id, step.seat, "clock", game=game.number,
+                                             version=game.version, hand=state.hand.number)
+
+
+def _returned_at(table: Table, game: Game) -> Any:
+    """When the seat on turn's player last took the seat back (None: never)."""
+    state = game.state
+    if state is None or state.hand is None:
+        return None
+    return table.returned_at.get(state.hand.turn)

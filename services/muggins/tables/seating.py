@@ -1,0 +1,325 @@
+"""The table's own stream: who sits where, bots taking over, players
+returning, games begun (muggins.table_events).
+
+Every change is an event appended with the stream's expected version, so
+two requests (or processes) racing for one seat cannot both win, and the
+table's history settles any dispute about who sat where.  The secrets beside
+it (seat tokens, player secrets) are kept hashed in their own tables, never
+in an event.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import secrets
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncpg
+import msgspec
+import structlog
+
+from muggins.eventstore.store import ConcurrencyError, Due, EventStore, RecordedEvent
+from muggins.rules.errors import InvalidRuleset
+from muggins.rules.events import Event
+from muggins.rules.presets import preset
+from muggins.sql import load_queries
+from muggins.streams import table_stream
+from muggins.table_events import (
+    BotAtSeat,
+    BotTookOver,
+    GameBegun,
+    PlayerReturned,
+    ReturnReason,
+    SeatTaken,
+    TableOpened,
+    TableState,
+    TakeoverReason,
+    evolve_table,
+    table_event_decoder,
+)
+from muggins.tables.errors import (
+    BadRequest,
+    BadToken,
+    SeatHeldByBot,
+    SeatUnavailable,
+    TableNotFound,
+)
+from muggins.tables.protocol import CreateTable, SeatGranted, TakeSeat, clean_name
+
+QUERIES = load_queries(Path(__file__).parent / "queries.sql")
+#: How long a table read from the store is used without asking again (only
+#: for reads: every change is checked by the append's expected version).
+TABLE_FRESH_SECONDS = 1.0
+MAX_CACHED_TABLES = 5000
+#: Attempts at an append that another request keeps beating.
+APPEND_ATTEMPTS = 5
+log = structlog.get_logger(__name__)
+
+
+def token_hash(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def new_table_id() -> str:
+    """12 letters and digits (muggins.streams documents the format)."""
+    return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+@dataclass
+class Table:
+    """A table as its stream has it: the state, its version, and when each
+    seat's player last came back (their clock re-arms then)."""
+
+    state: TableState
+    version: int
+    returned_at: dict[int, datetime.datetime] = field(default_factory=dict)
+    read_at: float = 0.0
+
+    def after(self, recorded: Sequence[RecordedEvent]) -> Table:
+        state, returned = self.state, dict(self.returned_at)
+        for entry in recorded:
+            event = table_event_decoder.decode(entry.payload)
+            state = evolve_table(state, event, state.table_id)
+            if isinstance(event, PlayerReturned):
+                returned[event.seat] = entry.recorded_at
+        version = recorded[-1].stream_version if recorded else self.version
+        return Table(state, version, returned, time.monotonic())
+
+
+def table_from(table_id: str, recorded: Sequence[RecordedEvent]) -> Table:
+    """A table from its stream's events (the first is TableOpened)."""
+    first = table_event_decoder.decode(recorded[0].payload)
+    start = Table(evolve_table(None, first, table_id), recorded[0].stream_version)
+    return start.after(recorded[1:])
+
+
+class Seating:
+    """Tables: opened, sat at, taken over, returned to; read from their streams."""
+
+    def __init__(self, pool: asyncpg.Pool, store: EventStore) -> None:
+        self.pool = pool
+        self.store = store
+        self._tables: dict[str, Table] = {}
+        #: Told of every append that makes something due (the scheduler's
+        #: quick path; the due row itself is what counts).
+        self.due_soon: Callable[[str, float | None], None] = lambda _key, _seconds: None
+
+    # ------------------------------------------------------------ reading
+
+    async def table(self, table_id: str, *, fresh: bool = False) -> Table:
+        """The table, from the store (TableNotFound if it has no stream).
+
+        Kept for a second (``fresh`` asks the store anyway): only reads use
+        it; a change is checked against the store by its expected version.
+        """
+        cached = self._tables.get(table_id)
+        if cached is not None and not fresh and (
+            time.monotonic() - cached.read_at < TABLE_FRESH_SECONDS
+        ):
+            return cached
+        after = cached.version if cached else 0
+        recorded = await self.store.read_stream(table_stream(table_id), after)
+        if cached is None:
+            if not recorded:
+                raise TableNotFound(f"there is no table {table_id}")
+            table = table_from(table_id, recorded)
+        else:
+            table = cached.after(recorded)
+        self._remember(table_id, table)
+        return table
+
+    def _remember(self, table_id: str, table: Table) -> None:
+        self._tables.pop(table_id, None)
+        self._tables[table_id] = table
+        while len(self._tables) > MAX_CACHED_TABLES:
+            del self._tables[next(iter(self._tables))]
+
+    async def _append(self, table: Table, events: list[Event], *, actor: str,
+                      due: Due | None = None) -> Table:
+        """Append to the table's stream at the version ``table`` was read at
+        (ConcurrencyError if it moved on: nothing written)."""
+        table_id = table.state.table_id
+        recorded = await self.store.append(table_stream(table_id), table.version, events,
+                                           actor=actor, due=due)
+        updated = table.after(recorded)
+        self._remember(table_id, updated)
+        if due is not None:
+            self.due_soon(due.key, due.seconds)
+        return updated
+
+    # ------------------------------------------------------------ changes
+
+    async def open_table(self, request: CreateTable) -> Table:
+        try:
+            ruleset = preset(request.preset, request.seats, request.partnerships,
+                             **request.overrides)
+        except InvalidRuleset as error:
+            raise BadRequest(str(error)) from None
+        bots = {bot.seat: bot.level for bot in request.bots}
+        if any(seat >= ruleset.seats for seat in bots):
+            raise BadRequest(f"bot seats must be between 0 and {ruleset.seats - 1}")
+        if len(bots) != len(request.bots):
+            raise BadRequest("a seat is listed twice among the bots")
+        table_id = new_table_id()
+        events: list[Event] = [TableOpened(
+            ruleset=ruleset, turn_clock_seconds=request.turn_clock_seconds,
+            bots=tuple(BotAtSeat(seat, level) for seat, level in sorted(bots.items())),
+        )]
+        full = len(bots) == ruleset.seats
+        if full:
+            events.append(GameBegun(game=1))
+        recorded = await self.store.append(
+            table_stream(table_id), 0, events, actor="system",
+            due=Due(table_id, 0.0) if full else None,
+        )
+        table = table_from(table_id, recorded)
+        self._remember(table_id, table)
+        if full:
+            self.due_soon(table_id, 0.0)
+        log.info("table opened", table=table_id, preset=ruleset.preset, bots=len(bots))
+        return table
+
+    async def take_seat(self, table_id: str, seat: int, request: TakeSeat) -> SeatGranted:
+        try:
+            name = clean_name(request.name)
+        except ValueError as error:
+            raise BadRequest(str(error)) from None
+        table = await self.table(table_id, fresh=True)
+        seats = table.state.ruleset.seats
+        if not 0 <= seat < seats:
+            raise BadRequest(f"seat {seat} does not exist: seats are 0 to {seats - 1}")
+        player_id, player_secret = await self._identity(request)
+        self._check_free(table, seat, player_id)
+        token = secrets.token_urlsafe(32)
+        hashed = token_hash(token)
+        # The token first: whoever wins the seat below must be able to use it.
+        # A request that loses takes its token away again.
+        await self.pool.execute(QUERIES["insert_seat_token"], table_id, hashed, seat,
+                                uuid.UUID(player_id))
+        try:
+            table = await self._seat(table, seat, player_id, name)
+        except BaseException:
+            await self.pool.execute(QUERIES["delete_seat_token"], table_id, hashed)
+            raise
+        if player_secret is not None:  # a new identity, recorded once it sits
+            await self.pool.execute(QUERIES["insert_player"], uuid.UUID(player_id),
+                                    token_hash(player_secret))
+        log.info("seat taken", table=table_id, seat=seat)
+        return SeatGranted(table_id, seat, token, player_id, player_secret, "")
+
+    def _check_free(self, table: Table, seat: int, player_id: str) -> None:
+        if not table.state.seats[seat].free:
+            raise SeatUnavailable(f"seat {seat} is taken")
+        sitting = table.state.seat_of(player_id)
+        if sitting is not None:
+            raise SeatUnavailable(f"you sit at seat {sitting} of this table already")
+
+    async def _seat(self, table: Table, seat: int, player_id: str, name: str) -> Table:
+        for _ in range(APPEND_ATTEMPTS):
+            self._check_free(table, seat, player_id)
+            events: list[Event] = [SeatTaken(seat=seat, player_id=player_id, name=name)]
+            full = table.state.free_seats == 1
+            if full:
+                events.append(GameBegun(game=table.state.game + 1))
+            try:
+                return await self._append(
+                    table, events, actor=f"seat:{seat}",
+                    due=Due(table.state.table_id, 0.0, earliest=True) if full else None,
+                )
+            except ConcurrencyError:
+                table = await self.table(table.state.table_id, fresh=True)
+        raise SeatUnavailable("the table is busy: try again")
+
+    async def _identity(self, request: TakeSeat) -> tuple[str, str | None]:
+        """The player's id: theirs if they proved it, else a new one (and its secret)."""
+        if request.player is None:
+            return str(uuid.uuid4()), secrets.token_urlsafe(24)
+        try:
+            wanted = uuid.UUID(request.player.player_id)
+        except ValueError:
+            raise BadRequest("player_id is not an id this service gave out") from None
+        stored = await self.pool.fetchval(QUERIES["player_secret_hash"], wanted)
+        if stored is None or not secrets.compare_digest(
+            bytes(stored), token_hash(request.player.secret)
+        ):
+            raise BadToken("that player id and secret do not match")
+        return str(wanted), None
+
+    async def seat_for_token(self, table_id: str, token: str) -> int:
+        """The seat ``token`` was granted for, while its player still holds it."""
+        table = await self.table(table_id)
+        row = await self.pool.fetchrow(QUERIES["seat_token"], table_id, token_hash(token))
+        if row is None:
+            raise BadToken("that seat token is not valid for this table")
+        seat = int(row["seat"])
+        if table.state.seats[seat].player_id != row["player_id"]:
+            table = await self.table(table_id, fresh=True)
+            if table.state.seats[seat].player_id != row["player_id"]:
+                raise BadToken("that seat token is not valid for this table")
+        return seat
+
+    async def take_over(self, table_id: str, seat: int, reason: TakeoverReason, *,
+                        game: int, version: int, hand: int) -> bool:
+        """A bot plays a person's seat from now on; False if there was nothing to do."""
+        for _ in range(APPEND_ATTEMPTS):
+            table = await self.table(table_id, fresh=True)
+            held = table.state.seats[seat]
+            if held.bot_level is not None or held.player_id is None or held.takeover:
+                return False
+            again = reason == "clock" and held.last_timeout == (game, version)
+            event = BotTookOver(seat=seat, reason=reason, game=game, version=version, hand=hand,
+                                for_the_hand=again)
+            try:
+                await self._append(table, [event], actor="system",
+                                   due=Due(table_id, 0.0, earliest=True))
+            except ConcurrencyError:
+                continue
+            log.info("a bot took the seat", table=table_id, seat=seat, why=reason,
+                     for_the_hand=again)
+            return True
+        return False
+
+    async def player_returned(self, table_id: str, seat: int, reason: ReturnReason,
+                              game: int, hand: int) -> bool:
+        """The person takes their seat back from the bot; False if it was theirs.
+
+        SeatHeldByBot while the bot keeps the seat to the end of the hand.
+        """
+        for _ in range(APPEND_ATTEMPTS):
+            table = await self.table(table_id, fresh=True)
+            held = table.state.seats[seat]
+            if held.takeover is None:
+                return False
+            if held.held_until == (game, hand):
+                raise SeatHeldByBot(
+                    "your turn clock ran out twice on one turn: the bot plays your seat to "
+                    "the end of this hand, and you are back from the next")
+            try:
+                await self._append(table, [PlayerReturned(seat=seat, reason=reason)],
+                                   actor=f"seat:{seat}", due=Due(table_id, 0.0, earliest=True))
+            except ConcurrencyError:
+                continue
+            log.info("the player took the seat back", table=table_id, seat=seat, how=reason)
+            return True
+        return False
+
+    async def begin_game(self, table: Table) -> Table:
+        """The next game at the table (GameBegun): its stream is started by
+        the scheduler, at once."""
+        return await self._append(table, [GameBegun(game=table.state.game + 1)],
+                                  actor="system",
+                                  due=Due(table.state.table_id, 0.0, earliest=True))
+
+
+def seating_history(recorded: Sequence[RecordedEvent]) -> list[dict[str, object]]:
+    """The table's events as plain data with who caused each and when (for people)."""
+    return [
+        {"version": r.stream_version, "actor": r.actor, "at": r.recorded_at.isoformat(),
+         **msgspec.to_builtins(table_event_decoder.decode(r.payload))}
+        for r in recorded
+    ]

@@ -1,0 +1,92 @@
+"""Stream ids and NATS subjects: built and parsed here, and nowhere else.
+
+A table is two kinds of stream in the event store:
+
+* ``<table>-table``: the table's own events (opened, seats taken, bots taking
+  over, players returning, games begun): muggins.table_events;
+* ``<table>-g<n>``: game n played at the table: muggins.rules.events.
+
+A table id is 4 to 32 ASCII letters and digits (the service issues 12).  It
+has no '-', so a stream id parses back without ambiguity, and it is always a
+single, short NATS subject token.  Every id that comes from outside is
+checked with ``is_table_id`` before it reaches SQL, a subject or the rules.
+
+Subjects (docs/eventstore.md):
+
+* ``muggins.table.<stream>.public|audit|seat.<n>``: every stored event, by
+  audience (JetStream, published by the relay);
+* ``muggins.spectators.<table>``: how many watch a table through one process
+  (core NATS, a courtesy count).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+TABLE_ID_PATTERN: Final = r"[A-Za-z0-9]{4,32}"
+_TABLE_ID = re.compile(TABLE_ID_PATTERN)
+_GAME_STREAM = re.compile(rf"({TABLE_ID_PATTERN})-g([1-9][0-9]{{0,8}})")
+_TABLE_STREAM = re.compile(rf"({TABLE_ID_PATTERN})-table")
+
+TABLE_STREAM_SUFFIX: Final = "-table"
+SUBJECT_ROOT: Final = "muggins.table"
+SPECTATORS_ROOT: Final = "muggins.spectators"
+#: Every stream's public subject (what the projectors' bell listens to).
+ALL_PUBLIC_SUBJECTS: Final = f"{SUBJECT_ROOT}.*.public"
+#: Everything the relay publishes (the JetStream stream's subjects).
+ALL_EVENT_SUBJECTS: Final = f"{SUBJECT_ROOT}.>"
+
+
+class BadTableId(ValueError):
+    """An id that is not of the documented table id format."""
+
+
+def is_table_id(value: str) -> bool:
+    return _TABLE_ID.fullmatch(value) is not None
+
+
+def checked_table_id(value: str) -> str:
+    """``value`` if it is a table id; BadTableId (naming the format) otherwise."""
+    if not is_table_id(value):
+        raise BadTableId("a table id is 4 to 32 letters and digits")
+    return value
+
+
+def game_stream(table_id: str, game: int) -> str:
+    """The stream of game ``game`` (from 1) at a table."""
+    return f"{table_id}-g{game}"
+
+
+def table_stream(table_id: str) -> str:
+    """The stream of the table's own events (seating, takeovers, games begun)."""
+    return f"{table_id}{TABLE_STREAM_SUFFIX}"
+
+
+def parse_game_stream(stream_id: str) -> tuple[str, int] | None:
+    """"abc1-g3" -> ("abc1", 3); None for any stream that is not a table's game."""
+    match = _GAME_STREAM.fullmatch(stream_id)
+    return (match.group(1), int(match.group(2))) if match else None
+
+
+def parse_table_stream(stream_id: str) -> str | None:
+    """"abc1-table" -> "abc1"; None for any other stream."""
+    match = _TABLE_STREAM.fullmatch(stream_id)
+    return match.group(1) if match else None
+
+
+def event_subject(stream_id: str, audience: str) -> str:
+    """The subject for one audience of a stream: "public", "audit" or "seat:N"."""
+    if audience.startswith("seat:"):
+        return f"{SUBJECT_ROOT}.{stream_id}.seat.{audience[5:]}"
+    return f"{SUBJECT_ROOT}.{stream_id}.{audience}"
+
+
+def stream_subjects(stream_id: str) -> str:
+    """Every audience's subject of one stream (a wildcard)."""
+    return f"{SUBJECT_ROOT}.{stream_id}.>"
+
+
+def spectators_subject(table_id: str) -> str:
+    """Where each process says how many watch a table through it (core NATS)."""
+    return f"{SPECTATORS_ROOT}.{table_id}"

@@ -1,0 +1,192 @@
+"""A table's own events: who sits where, bots taking over, games begun.
+
+A table is an event stream (``<table>-table``, muggins.streams) beside its
+games' streams.  Its state is a fold of ``evolve_table`` over these events,
+like a game's: nothing about a table lives anywhere else (the ``tables`` and
+``seats`` rows are a read model for the lobby, rebuilt from these).  So a
+disputed hand can be settled on who sat where, and who (a person, or a bot
+and why) made each move.
+
+Every table event is public: nothing secret goes in (seat tokens and player
+secrets are kept, hashed, outside the events).  docs/events.md lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import msgspec
+
+from muggins.rules.events import Event, SeatedPlayer
+from muggins.rules.ruleset import Ruleset
+
+#: Why a bot plays a person's seat: the turn clock ran out, or the player
+#: left (no connection for the grace period).
+TakeoverReason = Literal["clock", "absent"]
+#: How a player took their seat back: by a valid move, or by saying so.
+ReturnReason = Literal["move", "back"]
+
+
+class BotAtSeat(msgspec.Struct, frozen=True, gc=False):
+    seat: int
+    level: str
+
+
+class TableOpened(Event, frozen=True, kw_only=True):
+    """A table is set: its rules, its clock, and the seats bots hold from the start."""
+
+    ruleset: Ruleset
+    turn_clock_seconds: int
+    bots: tuple[BotAtSeat, ...] = ()
+
+
+class SeatTaken(Event, frozen=True, kw_only=True):
+    """A person sat down (their player id and the name they gave)."""
+
+    seat: int
+    player_id: str
+    name: str
+
+
+class GameBegun(Event, frozen=True, kw_only=True):
+    """Game ``game`` begins at the table (the first when every seat is taken,
+    then one per rematch); its events are the stream ``<table>-g<game>``."""
+
+    game: int
+
+
+class BotTookOver(Event, frozen=True, kw_only=True):
+    """A bot plays a person's seat from now on, until they come back."""
+
+    seat: int
+    reason: TakeoverReason
+    #: Where the game stood: the game, its version and the hand.
+    game: int
+    version: int
+    hand: int
+    #: The turn clock ran out twice on the same turn: the bot keeps the seat
+    #: to the end of this hand, whatever the player says.
+    for_the_hand: bool = False
+
+
+class PlayerReturned(Event, frozen=True, kw_only=True):
+    """The person takes their seat back from the bot."""
+
+    seat: int
+    reason: ReturnReason
+
+
+AnyTableEvent = TableOpened | SeatTaken | GameBegun | BotTookOver | PlayerReturned
+table_event_decoder = msgspec.json.Decoder(AnyTableEvent)
+
+BOT_PLAYER_PREFIX = "bot:"
+
+
+class SeatState(msgspec.Struct, frozen=True, gc=False):
+    seat: int
+    #: A bot seat from the start: its level; None for a person's seat.
+    bot_level: str | None = None
+    player_id: str | None = None
+    name: str | None = None
+    #: A bot plays this person's seat now, and why.
+    takeover: TakeoverReason | None = None
+    #: The last turn clock that ran out on this seat: (game, version).
+    last_timeout: tuple[int, int] | None = None
+    #: The bot keeps the seat until this (game, hand) is over.
+    held_until: tuple[int, int] | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        """A bot plays the seat now (a bot seat, or a person's taken over)."""
+        return self.bot_level is not None or self.takeover is not None
+
+    @property
+    def free(self) -> bool:
+        return self.bot_level is None and self.player_id is None
+
+    @property
+    def display_name(self) -> str | None:
+        return f"bot ({self.bot_level})" if self.bot_level is not None else self.name
+
+
+class TableState(msgspec.Struct, frozen=True, gc=False):
+    table_id: str
+    ruleset: Ruleset
+    turn_clock_seconds: int
+    seats: tuple[SeatState, ...]
+    #: The game being played: 0 until every seat is taken.
+    game: int = 0
+
+    @property
+    def names(self) -> list[str | None]:
+        return [s.display_name for s in self.seats]
+
+    @property
+    def bots(self) -> list[bool]:
+        return [s.is_bot for s in self.seats]
+
+    @property
+    def free_seats(self) -> int:
+        return sum(s.free for s in self.seats)
+
+    @property
+    def players(self) -> tuple[SeatedPlayer, ...]:
+        """Who sits where, as a game's first event records it (bots by level)."""
+        return tuple(
+            SeatedPlayer(seat=s.seat,
+                         player_id=s.player_id or f"{BOT_PLAYER_PREFIX}{s.bot_level}",
+                         name=s.display_name or "?", bot=s.bot_level is not None)
+            for s in self.seats
+        )
+
+    def seat_of(self, player_id: str) -> int | None:
+        return next((s.seat for s in self.seats if s.player_id == player_id), None)
+
+
+def _with_seat(state: TableState, seat: SeatState) -> TableState:
+    seats = list(state.seats)
+    seats[seat.seat] = seat
+    return msgspec.structs.replace(state, seats=tuple(seats))
+
+
+def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> TableState:
+    """The table after one more of its events (events are facts: no checks)."""
+    if isinstance(event, TableOpened):
+        levels = {bot.seat: bot.level for bot in event.bots}
+        return TableState(
+            table_id=table_id,
+            ruleset=event.ruleset,
+            turn_clock_seconds=event.turn_clock_seconds,
+            seats=tuple(SeatState(seat, bot_level=levels.get(seat))
+                        for seat in range(event.ruleset.seats)),
+        )
+    if state is None:
+        raise ValueError(f"a table stream must begin with TableOpened, not {type(event).__name__}")
+    if isinstance(event, SeatTaken):
+        return _with_seat(state, msgspec.structs.replace(
+            state.seats[event.seat], player_id=event.player_id, name=event.name))
+    if isinstance(event, GameBegun):
+        return msgspec.structs.replace(state, game=event.game)
+    if isinstance(event, BotTookOver):
+        seat = state.seats[event.seat]
+        return _with_seat(state, msgspec.structs.replace(
+            seat,
+            takeover=event.reason,
+            last_timeout=(event.game, event.version) if event.reason == "clock"
+            else seat.last_timeout,
+            held_until=(event.game, event.hand) if event.for_the_hand else seat.held_until,
+        ))
+    if isinstance(event, PlayerReturned):
+        return _with_seat(state, msgspec.structs.replace(
+            state.seats[event.seat], takeover=None, held_until=None))
+    raise ValueError(f"not a table event: {type(event).__name__}")
+
+
+def fold_table(events: Iterable[Event], table_id: str,
+               state: TableState | None = None) -> TableState:
+    for event in events:
+        state = evolve_table(state, event, table_id)
+    if state is None:
+        raise ValueError(f"table {table_id} has no events")
+    return state
