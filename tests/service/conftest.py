@@ -13,7 +13,7 @@ import httpx
 import pytest
 import uvicorn
 
-from muggins.bootstrap import infrastructure
+from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.embedded import EmbeddedNats, free_port
 from muggins.settings import Settings
 from muggins.tables.app import create_app
@@ -30,6 +30,8 @@ from tests.integration.conftest import (  # noqa: F401  (the same real servers)
 class Running:
     url: str
     http: httpx.AsyncClient
+    #: The servers and connections the service runs on (for tests that break them).
+    infra: Infrastructure
 
     @property
     def ws_url(self) -> str:
@@ -60,7 +62,7 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
             await asyncio.sleep(0.02)
         try:
             async with httpx.AsyncClient(base_url=url, timeout=10) as http:
-                yield Running(url, http)
+                yield Running(url, http, infra)
         finally:
             server.should_exit = True
             await asyncio.wait_for(task, 15)

@@ -25,7 +25,7 @@ from muggins.rules.errors import IllegalMove
 from muggins.rules.game import fold, play, start_game
 from muggins.rules.state import GameState
 from muggins.streams import game_stream
-from muggins.tables.errors import StaleView
+from muggins.tables.errors import TRANSIENT, StaleView
 from muggins.tables.next_step import Timings, next_step
 from muggins.tables.seating import Seating, Table
 
@@ -170,6 +170,18 @@ class Commands:
         self.due_soon(table_id, due.seconds)
         log.info("game started", table=table_id, game=number)
 
+    async def begin(self, table: Table) -> None:
+        """Start the table's game now if it has begun and has no events yet
+        (the scheduler would, a moment later: this spares the wait)."""
+        if not table.state.game:
+            return
+        try:
+            if (await self.game(table.state.table_id, table.state.game)).state is None:
+                await self.start_game(table)
+        except TRANSIENT as error:  # the scheduler starts it when it can
+            log.warning("could not start the game now; the scheduler will",
+                        table=table.state.table_id, error=repr(error))
+
     async def rematch(self, table_id: str, after_game: int | None = None) -> int:
         """The same seats play again, once the game is over; the new game's number.
 
@@ -187,5 +199,6 @@ class Commands:
                 table = await self.seating.begin_game(table)
             except ConcurrencyError:
                 continue
+            await self.begin(table)
             return table.state.game
         raise IllegalMove("the table is too busy: try again")

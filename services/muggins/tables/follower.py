@@ -135,8 +135,8 @@ class GameFollower:
         if self.table is None or self.state is None or self.last_event_at is None:
             return None
         hand = self.state.hand
-        returned = self.table.returned_at.get(hand.turn) if hand is not None else None
-        began = turn_began(self.last_event_at, returned)
+        changed = self.table.changed_at.get(hand.turn) if hand is not None else None
+        began = turn_began(self.last_event_at, changed)
         waited = (datetime.datetime.now(datetime.UTC) - began).total_seconds()
         return seconds_to_move(self.table.state, self.state, waited)
 

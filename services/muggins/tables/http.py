@@ -90,6 +90,7 @@ async def create_table(
         table = await runtime.seating.open_table(data)
     except Refusal as error:
         raise refused(error) from None
+    await runtime.commands.begin(table)
     return await table_info(runtime, table.state.table_id)
 
 
@@ -139,6 +140,7 @@ async def take_seat(
         granted = await runtime.seating.take_seat(checked_id(table_id), seat, data)
     except Refusal as error:
         raise refused(error) from None
+    await runtime.commands.begin(await runtime.seating.table(table_id))
     return msgspec.structs.replace(granted, play_link=runtime.play_socket_link(table_id))
 
 

@@ -39,11 +39,12 @@ class Step:
 
 
 def turn_began(last_event_at: datetime.datetime,
-               returned_at: datetime.datetime | None) -> datetime.datetime:
-    """When the seat on turn's clock started: the last move, or later, the
-    moment its player took the seat back (the clock re-arms then)."""
-    if returned_at is not None and returned_at > last_event_at:
-        return returned_at
+               seat_changed_at: datetime.datetime | None) -> datetime.datetime:
+    """When the seat on turn started its turn: the last move, or later, the
+    moment the seat changed hands (its player came back: the clock re-arms;
+    a bot took over: it takes its usual pause before it plays)."""
+    if seat_changed_at is not None and seat_changed_at > last_event_at:
+        return seat_changed_at
     return last_event_at
 
 

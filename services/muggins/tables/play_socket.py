@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import time
 
-import asyncpg
 import msgspec
 import structlog
 from litestar.connection import WebSocket
@@ -26,7 +25,7 @@ from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.rules.game import decide
 from muggins.streams import spectators_subject
-from muggins.tables.errors import Refusal, StaleView
+from muggins.tables.errors import TRANSIENT, Refusal, StaleView
 from muggins.tables.follower import GameFollower
 from muggins.tables.protocol import (
     Back,
@@ -52,9 +51,6 @@ log = structlog.get_logger(__name__)
 
 MAX_MESSAGE_BYTES = 4096
 HELLO_TIMEOUT = 10.0
-#: Failures that pass (the database or the bus away for a moment): the
-#: player is told to try again; the socket stays open.
-TRANSIENT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
 class PlaySession:

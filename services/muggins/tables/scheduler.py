@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import datetime
 import random
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -39,6 +40,7 @@ from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.errors import IllegalMove
 from muggins.sql import load_queries
 from muggins.tables.commands import Commands, Game
+from muggins.tables.errors import TRANSIENT
 from muggins.tables.next_step import Step, Timings, next_step, turn_began
 from muggins.tables.presence import LIFE_SECONDS, Presence
 from muggins.tables.seating import Seating, Table
@@ -56,8 +58,6 @@ QUICK_HORIZON = 5.0
 STEPS_PER_CLAIM = 8
 #: The longest pause between retries of a failing loop.
 MAX_BACKOFF = 5.0
-#: Problems that pass: the database away or slow, a connection dropped.
-TRANSIENT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
 
 
 class Scheduler:
@@ -235,7 +235,7 @@ class Scheduler:
                 else None
             waited = 0.0
             if game is not None and game.last_event_at is not None:
-                began = turn_began(game.last_event_at, _returned_at(table, game))
+                began = turn_began(game.last_event_at, _seat_changed_at(table, game))
                 waited = (row["now"] - began).total_seconds()
             step = next_step(table.state, game.state if game else None, waited, self.timings)
             if step is None:
@@ -276,9 +276,9 @@ class Scheduler:
                                              version=game.version, hand=state.hand.number)
 
 
-def _returned_at(table: Table, game: Game) -> Any:
-    """When the seat on turn's player last took the seat back (None: never)."""
+def _seat_changed_at(table: Table, game: Game) -> datetime.datetime | None:
+    """When the seat on turn last changed hands between its player and a bot."""
     state = game.state
     if state is None or state.hand is None:
         return None
-    return table.returned_at.get(state.hand.turn)
+    return table.changed_at.get(state.hand.turn)

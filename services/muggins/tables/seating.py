@@ -73,22 +73,23 @@ def new_table_id() -> str:
 @dataclass
 class Table:
     """A table as its stream has it: the state, its version, and when each
-    seat's player last came back (their clock re-arms then)."""
+    seat last changed hands between its player and a bot (the turn's clock,
+    or the bot's pause, starts again then)."""
 
     state: TableState
     version: int
-    returned_at: dict[int, datetime.datetime] = field(default_factory=dict)
+    changed_at: dict[int, datetime.datetime] = field(default_factory=dict)
     read_at: float = 0.0
 
     def after(self, recorded: Sequence[RecordedEvent]) -> Table:
-        state, returned = self.state, dict(self.returned_at)
+        state, changed = self.state, dict(self.changed_at)
         for entry in recorded:
             event = table_event_decoder.decode(entry.payload)
             state = evolve_table(state, event, state.table_id)
-            if isinstance(event, PlayerReturned):
-                returned[event.seat] = entry.recorded_at
+            if isinstance(event, PlayerReturned | BotTookOver):
+                changed[event.seat] = entry.recorded_at
         version = recorded[-1].stream_version if recorded else self.version
-        return Table(state, version, returned, time.monotonic())
+        return Table(state, version, changed, time.monotonic())
 
 
 def table_from(table_id: str, recorded: Sequence[RecordedEvent]) -> Table:
@@ -320,6 +321,6 @@ def seating_history(recorded: Sequence[RecordedEvent]) -> list[dict[str, object]
     """The table's events as plain data with who caused each and when (for people)."""
     return [
         {"version": r.stream_version, "actor": r.actor, "at": r.recorded_at.isoformat(),
-         **msgspec.to_builtins(table_event_decoder.decode(r.payload))}
+         "event": msgspec.to_builtins(table_event_decoder.decode(r.payload))}
         for r in recorded
     ]

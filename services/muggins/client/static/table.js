@@ -382,6 +382,13 @@ function renderActions() {
     claimInput = el("input", { type: "number", id: "claim", min: 0, max: 1000, step: 1, value: typed });
     actions.append(el("label", { for: "claim" }, t("table.claim")), claimInput);
   }
+  const mine = view.seat === null || view.seat === undefined ? null : view.seats[view.seat];
+  if (mine?.bot) {
+    // A bot took the seat (the clock ran out, or the player was away): it is
+    // the player's to take back, explicitly.
+    actions.append(el("p", { id: "bot-playing", class: "notice", role: "status" }, t("table.botPlaying")),
+      el("button", { type: "button", id: "back", onclick: () => send({ type: "back" }) }, t("table.back")));
+  }
   if (view.can_call_muggins) {
     actions.append(el("button", { type: "button", id: "call-muggins", onclick: () => send({ type: "muggins", known_version: state.version }) }, t("table.muggins")));
   }
