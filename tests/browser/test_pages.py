@@ -300,3 +300,24 @@ async def test_a_muggins_rule_table_asks_for_the_claim(pages: Pages) -> None:
             break
         await asyncio.sleep(0.05)
     await expect(page.locator("#log")).to_contain_text("Ana")
+
+
+async def test_when_a_bot_plays_for_you_the_page_says_so_and_takes_you_back(
+    pages: Pages, service: Running, tmp_path: Path
+) -> None:
+    created = await service.http.post("/tables", json={"bots": [{"seat": 1}],
+                                                       "turn_clock_seconds": 2})
+    table_id = created.json()["table_id"]
+    page = await pages.open(f"/play/{table_id}")
+    await sit(page, "Slow")
+    # Let the clock run out: a bot plays the seat, and the page says so.
+    notice = page.locator("#bot-playing")
+    await expect(notice).to_be_visible(timeout=15_000)
+    await expect(page.locator("#back")).to_be_visible()
+    target = (DOCS / "table-bot-playing.png" if os.environ.get("MUGGINS_UPDATE_SCREENSHOTS")
+              else tmp_path / "bot-playing.png")
+    await page.screenshot(path=str(target))
+    await page.click("#back")
+    await expect(notice).to_be_hidden(timeout=5_000)
+    seats = (await service.http.get(f"/tables/{table_id}")).json()["seats"]
+    assert seats[0]["bot"] is False

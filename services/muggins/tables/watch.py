@@ -410,11 +410,10 @@ async def table_events(
     table_id: FromPath[str],
     since: FromQuery[str | None] = None,
 ) -> ServerSentEvent:
-    checked_id(table_id)
     game, version = _resume_point(request.headers.get("last-event-id"), since)
     feeds = runtime_of(request).feeds
     try:
-        feed, spectator = await feeds.join(table_id, version, game)
+        feed, spectator = await feeds.join(checked_id(table_id), version, game)
     except Refusal as error:
         raise refused(error) from None
 

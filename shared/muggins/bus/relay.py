@@ -29,6 +29,8 @@ from muggins.eventstore.store import EventStore, RecordedEvent
 
 RELAY_READER = "bus-relay"
 _RELAY_LOCK = 7431020612
+#: The longest pause between attempts when the relay keeps failing.
+MAX_BACKOFF = 5.0
 
 log = structlog.get_logger(__name__)
 
@@ -103,7 +105,25 @@ class Relay:
         self._wakeup.set()
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Publish until ``stop`` is set, retrying through NATS or PostgreSQL outages."""
+        """Publish until ``stop`` is set, retrying through NATS or PostgreSQL
+        outages: whatever fails is logged and tried again, with a pause that
+        grows to MAX_BACKOFF; the relay never stops before ``stop``."""
+        failures = 0
+        while not stop.is_set():
+            try:
+                await self._publish_while_leader(stop)
+                failures = 0
+            except Exception as error:  # the database or the bus away: again, later
+                failures += 1
+                pause = min(MAX_BACKOFF, self.poll_interval * 2**failures)
+                log.warning("relay stopped publishing; starting again", error=repr(error),
+                            retry_in=pause)
+                self._position = None  # read the checkpoint again: another relay may have led
+                await _wait(stop, pause)
+
+    async def _publish_while_leader(self, stop: asyncio.Event) -> None:
+        """Become the one relay that publishes (a session advisory lock), then
+        publish until ``stop`` or until the lock's connection is lost."""
         async with self.store.pool.acquire() as connection:
             while not stop.is_set():
                 if await connection.fetchval("SELECT pg_try_advisory_lock($1)", _RELAY_LOCK):
@@ -115,6 +135,8 @@ class Relay:
             log.info("relay publishing", reader=RELAY_READER)
             try:
                 while not stop.is_set():
+                    if connection.is_closed():  # the lock went with it: compete again
+                        raise ConnectionError("the relay's lock connection was lost")
                     # Cleared before reading, so a NOTIFY that lands while we
                     # publish makes the wait below return at once.
                     self._wakeup.clear()

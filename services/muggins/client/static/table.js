@@ -296,6 +296,7 @@ function render() {
   turn.classList.toggle("mine", view.turn !== null && view.turn === seat);
   turn.textContent = view.turn === null ? "" : view.turn === seat ? t("table.yourTurn") : t("table.turn", { name: state.names[view.turn] });
   $("spectators").textContent = t("table.spectators", { n: state.spectators });
+  renderTakeover(view);
   const sides = sidesWords();
   $("scores").replaceChildren(...view.scores.map((points, side) => el("span", { class: "side", dataset: { side: String(side) } }, sides[side], el("strong", {}, points))));
   $("opponents").replaceChildren(...view.seats.filter((s) => s.seat !== seat).map((s) => el("span", {
@@ -369,6 +370,19 @@ function renderPrompt() {
 
 let claimInput = null;
 
+function renderTakeover(view) {
+  // A bot took the seat (the clock ran out, or the player was away): it is
+  // the player's to take back, explicitly, right under the status line.
+  const notice = $("takeover");
+  const mine = mode === "play" && view.seat !== null && view.seat !== undefined
+    ? view.seats[view.seat] : null;
+  notice.hidden = !mine?.bot;
+  if (notice.hidden) return notice.replaceChildren();
+  if ($("back")) return;
+  notice.replaceChildren(el("span", { id: "bot-playing" }, t("table.botPlaying")),
+    el("button", { type: "button", id: "back", onclick: () => send({ type: "back" }) }, t("table.back")));
+}
+
 function renderActions() {
   const view = state.view;
   const actions = $("actions");
@@ -381,13 +395,6 @@ function renderActions() {
     const typed = claimInput?.value ?? "";
     claimInput = el("input", { type: "number", id: "claim", min: 0, max: 1000, step: 1, value: typed });
     actions.append(el("label", { for: "claim" }, t("table.claim")), claimInput);
-  }
-  const mine = view.seat === null || view.seat === undefined ? null : view.seats[view.seat];
-  if (mine?.bot) {
-    // A bot took the seat (the clock ran out, or the player was away): it is
-    // the player's to take back, explicitly.
-    actions.append(el("p", { id: "bot-playing", class: "notice", role: "status" }, t("table.botPlaying")),
-      el("button", { type: "button", id: "back", onclick: () => send({ type: "back" }) }, t("table.back")));
   }
   if (view.can_call_muggins) {
     actions.append(el("button", { type: "button", id: "call-muggins", onclick: () => send({ type: "muggins", known_version: state.version }) }, t("table.muggins")));

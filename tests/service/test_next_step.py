@@ -1,0 +1,88 @@
+"""What a table must do next, derived from its streams alone (pure)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from muggins.rules.commands import StartHand
+from muggins.rules.game import play, start_game
+from muggins.rules.presets import preset
+from muggins.rules.state import GameState
+from muggins.table_events import (
+    BotAtSeat,
+    BotTookOver,
+    GameBegun,
+    PlayerReturned,
+    SeatTaken,
+    TableOpened,
+    TableState,
+    fold_table,
+)
+from muggins.tables.next_step import Step, Timings, next_step, seconds_to_move
+
+TIMINGS = Timings(bot_delay=0.8, hand_pause=2.0)
+RULES = preset("playelephant", 2, False)
+
+
+def table(*more: msgspec.Struct, clock: int = 30) -> TableState:
+    return fold_table([TableOpened(ruleset=RULES, turn_clock_seconds=clock,
+                                   bots=(BotAtSeat(1, "greedy"),)),
+                       SeatTaken(seat=0, player_id="p", name="Ana"), GameBegun(game=1),
+                       *more], "Tab1")  # type: ignore[list-item]
+
+
+def dealt() -> GameState:
+    state, _ = start_game(RULES, ())
+    state, _ = play(state, StartHand(seed="5" * 64))
+    return state
+
+
+def test_nothing_is_due_at_a_table_waiting_for_people_or_after_the_game() -> None:
+    waiting = fold_table([TableOpened(ruleset=RULES, turn_clock_seconds=30)], "Tab1")
+    assert next_step(waiting, None, 0.0, TIMINGS) is None
+    over = msgspec.structs.replace(dealt(), phase="game-over", hand=None)
+    assert next_step(table(), over, 99.0, TIMINGS) is None
+
+
+def test_a_begun_game_with_no_events_starts_now() -> None:
+    assert next_step(table(), None, 0.0, TIMINGS) == Step("start-game", 0.0)
+
+
+def test_the_first_hand_is_dealt_at_once_the_next_after_the_pause() -> None:
+    started, _ = start_game(RULES, ())
+    assert next_step(table(), started, 0.0, TIMINGS) == Step("deal", 0.0)
+    between = msgspec.structs.replace(started, hands_played=1)
+    assert next_step(table(), between, 0.5, TIMINGS) == Step("deal", 1.5)
+
+
+def test_a_person_on_turn_has_the_clock_a_bot_its_pause() -> None:
+    state = dealt()
+    assert state.hand is not None
+    turn = state.hand.turn
+    step = next_step(table(), state, 10.0, TIMINGS)
+    assert step is not None and step.seat == turn
+    if turn == 0:
+        assert step == Step("clock-out", 20.0, 0)
+        assert seconds_to_move(table(), state, 10.0) == 20.0
+    else:
+        assert step.kind == "bot-move" and abs(step.after - (0.8 - 10.0)) < 1e-9
+        assert seconds_to_move(table(), state, 10.0) is None
+
+
+def test_a_seat_a_bot_took_over_is_played_by_the_bot_until_its_player_returns() -> None:
+    state = dealt()
+    assert state.hand is not None
+    taken = table(BotTookOver(seat=0, reason="clock", game=1, version=7, hand=1))
+    assert taken.seats[0].is_bot and taken.seats[0].last_timeout == (1, 7)
+    if state.hand.turn == 0:
+        step = next_step(taken, state, 0.0, TIMINGS)
+        assert step is not None and step.kind == "bot-move"
+    back = table(BotTookOver(seat=0, reason="clock", game=1, version=7, hand=1),
+                 PlayerReturned(seat=0, reason="back"))
+    assert not back.seats[0].is_bot and back.seats[0].last_timeout == (1, 7)
+
+
+def test_the_same_timings_give_the_same_step_wherever_they_are_derived() -> None:
+    state = dealt()
+    steps = {next_step(table(), state, 3.0, TIMINGS) for _ in range(5)}
+    assert len(steps) == 1
