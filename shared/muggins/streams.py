@@ -38,19 +38,8 @@ ALL_PUBLIC_SUBJECTS: Final = f"{SUBJECT_ROOT}.*.public"
 ALL_EVENT_SUBJECTS: Final = f"{SUBJECT_ROOT}.>"
 
 
-class BadTableId(ValueError):
-    """An id that is not of the documented table id format."""
-
-
 def is_table_id(value: str) -> bool:
     return _TABLE_ID.fullmatch(value) is not None
-
-
-def checked_table_id(value: str) -> str:
-    """``value`` if it is a table id; BadTableId (naming the format) otherwise."""
-    if not is_table_id(value):
-        raise BadTableId("a table id is 4 to 32 letters and digits")
-    return value
 
 
 def game_stream(table_id: str, game: int) -> str:

@@ -76,7 +76,7 @@ async def test_tables_of_before_become_streams_with_their_seats_tokens_and_games
         # Ana's token still gets her seat; the table being played is due now.
         row = await pool.fetchrow("SELECT seat, player_id FROM seat_tokens "
                                   "WHERE table_id = 'Played1' AND token_hash = $1", token)
-        assert row["seat"] == 0 and row["player_id"] == ana
+        assert row is not None and row["seat"] == 0 and row["player_id"] == ana
         assert await pool.fetchval("SELECT count(*) FROM due WHERE key = 'Played1'") == 1
         assert await pool.fetchval("SELECT count(*) FROM due WHERE key = 'Waits1'") == 0
         # Positions stay gap-free after the events written by the migration.

@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import structlog
 from litestar import Litestar, Request, Response, get, websocket
 from litestar.connection import WebSocket
 from litestar.exceptions import HTTPException
@@ -25,12 +26,14 @@ from muggins.client.pages import client_routes
 from muggins.settings import Settings
 from muggins.streams import is_table_id
 from muggins.tables import http
+from muggins.tables.errors import TRANSIENT
 from muggins.tables.play_socket import PlaySession
 from muggins.tables.protocol import ErrorMessage, Health, encode
 from muggins.tables.runtime import ServiceOptions
 from muggins.tables.watch import table_events, watch_socket
 
 MAX_BODY_BYTES = 64 * 1024
+log = structlog.get_logger(__name__)
 
 
 @get("/healthz", summary="The process is alive")
@@ -111,6 +114,13 @@ def create_app(
             body["extra"] = error.extra
         return Response(body, status_code=error.status_code, headers=error.headers)
 
+    def unavailable(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+        """The database (or the bus) away for a moment: a 503 to try again, not a 500."""
+        log.warning("a request met an outage", path=request.url.path, error=repr(error))
+        return Response({"status_code": 503, "code": "unavailable",
+                         "detail": "the service cannot reach its database just now: try again"},
+                        status_code=HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "2"})
+
     readers: list[ControllerRouterHandler] = [
         http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
         http.lobby, http.table_view, http.leaderboard, metrics,
@@ -119,7 +129,8 @@ def create_app(
     return Litestar(
         route_handlers=readers + (players if service_options.role == "all" else [])
         + client_routes(),
-        exception_handlers={RecursionError: too_deep, HTTPException: refused},
+        exception_handlers={RecursionError: too_deep, HTTPException: refused,
+                            **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(title="muggins", version="0.1.0", path="/schema"),

@@ -106,31 +106,34 @@ class Commands:
         known_version: int | None = None,
         expected_game: int | None = None,
         correlation_id: str | None = None,
+        for_bot: int | None = None,
     ) -> int:
         """Decide and append a command; return the new version.
 
-        ``known_version`` (a player's): the version the player saw; a view
-        that is behind is refused.  Without it (the server's own moves), a
-        conflict is retried against the fresh state.
+        ``known_version``: the version the command was decided on (a
+        player's view, or the state a bot chose from); a view that is behind
+        is refused as stale.  Without it, a conflict is retried against the
+        fresh state.  ``for_bot``: the seat a bot plays, refused if its
+        person took it back meanwhile.
         """
         correlation_id = correlation_id or str(uuid.uuid4())
         with log_context(table=table_id, correlation_id=correlation_id):
             async with self._lock(table_id):
                 for attempt in range(5):
-                    table = await self.seating.table(table_id, fresh=attempt > 0)
+                    # Fresh: what becomes due next depends on who plays each seat.
+                    table = await self.seating.table(table_id, fresh=True)
                     if expected_game is not None and table.state.game != expected_game:
-                        table = await self.seating.table(table_id, fresh=True)
-                        if table.state.game != expected_game:
-                            raise StaleView(f"game {expected_game} is over; the table plays "
-                                            f"game {table.state.game} now")
+                        raise StaleView(f"game {expected_game} is over; the table plays "
+                                        f"game {table.state.game} now")
+                    if for_bot is not None and not table.state.seats[for_bot].is_bot:
+                        raise StaleView(f"seat {for_bot}'s player took the seat back")
                     if table.state.game == 0:
                         raise IllegalMove("the game starts when every seat is taken")
-                    cached = self._games.get(game_stream(table_id, table.state.game))
-                    trust_cache = attempt == 0 and cached is not None and (
-                        known_version is None or known_version <= cached.version)
+                    # The cache when it is where the command was decided (the
+                    # append's expected version is the store's check); after a
+                    # conflict, the store.
                     game = await self.game(table_id, table.state.game,
-                                           at_least=cached.version if trust_cache and cached
-                                           else None)
+                                           at_least=known_version if attempt == 0 else None)
                     if game.state is None:
                         raise IllegalMove("the game is about to start")
                     if known_version is not None and known_version != game.version:

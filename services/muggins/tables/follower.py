@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import structlog
@@ -82,6 +83,9 @@ class GameFollower:
         self._unsettled = False
         self._idle = 0
         self._table_subscription: BusSubscription | None = None
+        #: Held while the reader is told anything: it hears of each change
+        #: once, in order, whoever asks (the bus, the idle check, a resync).
+        self.lock = asyncio.Lock()
         self._game_subscription: BusSubscription | None = None
 
     # ------------------------------------------------------------ life
@@ -96,6 +100,7 @@ class GameFollower:
             raise TableNotFound(f"there is no table {self.table_id}")
         self.table = table_from(self.table_id, recorded)
         await self._follow(self.table.state.game)
+        self._fold_game()  # the reader starts from this state: nothing to tell yet
 
     async def run(self) -> None:
         """Deliver everything after ``start`` to the reader, until cancelled."""
@@ -108,12 +113,14 @@ class GameFollower:
             except TimeoutError:
                 self._idle += 1
                 if waiting or self._idle % self.store_check_every == 0:
-                    await self._catch_up_from_store()
+                    async with self.lock:
+                        await self._catch_up_from_store()
                 continue
             self._idle = 0
-            self._take(data, subject)
-            if self._inbox.empty():
-                await self._settle()
+            async with self.lock:
+                self._take(data, subject)
+                if self._inbox.empty():
+                    await self._settle()
 
     async def close(self) -> None:
         for subscription in (self._table_subscription, self._game_subscription):
@@ -121,9 +128,13 @@ class GameFollower:
                 with contextlib.suppress(Exception):
                     await subscription.unsubscribe()
 
-    async def resync(self) -> None:
-        """Ask the store for anything the bus has not brought yet."""
-        await self._catch_up_from_store()
+    async def resync(self, then: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Ask the store for anything the bus has not brought yet (telling the
+        reader), then do ``then``: both while nothing else is told."""
+        async with self.lock:
+            await self._catch_up_from_store()
+            if then is not None:
+                await then()
 
     @property
     def at_append_end(self) -> bool:
@@ -156,21 +167,28 @@ class GameFollower:
         self._game_pending, self._seen, self._append_ends = {}, 0, set()
         if game == 0:
             return
-        stream = game_stream(self.table_id, game)
-        self._game_subscription = await self.bus.subscribe(stream_subjects(stream),
-                                                           self._on_message)
+        self._game_subscription = await self.bus.subscribe(
+            stream_subjects(game_stream(self.table_id, game)), self._on_message)
+        await self._read_game()
+
+    async def _read_game(self) -> None:
+        """The current game's events after the version reached, from the store."""
         try:
-            recorded = await self.store.read_stream(stream)
+            stored = await self.store.read_stream(game_stream(self.table_id, self.game),
+                                                  self.version)
         except Exception as error:  # the store may be away: the idle checks read it later
-            log.warning("could not read a new game from the store", table=self.table_id,
-                        game=game, error=repr(error))
-            self._seen = 1
+            log.warning("could not read a game from the store", table=self.table_id,
+                        game=self.game, error=repr(error))
+            self._seen = max(self._seen, self.version + 1)  # look again soon
             return
-        for entry in recorded:
-            self._game_pending[entry.stream_version] = entry
-        if recorded:  # what the store has ends where an append ended
-            self._append_ends.add(recorded[-1].stream_version)
-        self._fold_game()
+        for recorded in stored:
+            self._game_pending.setdefault(recorded.stream_version, recorded)
+            self._seen = max(self._seen, recorded.stream_version)
+        # What the store has ends where an append ended.
+        if stored:
+            self._append_ends.add(stored[-1].stream_version)
+        elif not self._game_pending:
+            self._append_ends.add(self.version)
 
     def _take(self, data: bytes, subject: str) -> None:
         try:
@@ -194,46 +212,44 @@ class GameFollower:
                 self._game_pending[bus.stream_version] = recorded
 
     async def _catch_up_from_store(self) -> None:
-        try:
-            if self.table is not None:
+        if self.table is not None:
+            try:
                 for recorded in await self.store.read_stream(table_stream(self.table_id),
                                                              self.table.version):
                     self._table_pending.setdefault(recorded.stream_version, recorded)
-            if self.game:
-                stored = await self.store.read_stream(game_stream(self.table_id, self.game),
-                                                      self.version)
-                for recorded in stored:
-                    self._game_pending.setdefault(recorded.stream_version, recorded)
-                    self._seen = max(self._seen, recorded.stream_version)
-                # What the store has ends where an append ended.
-                if stored:
-                    self._append_ends.add(stored[-1].stream_version)
-                elif not self._game_pending:
-                    self._append_ends.add(self.version)
-        except Exception as error:  # the store may be away: the next check tries again
-            log.warning("could not read the store to fill a gap", table=self.table_id,
-                        error=repr(error))
-            return
+            except Exception as error:  # the store may be away: the next check tries again
+                log.warning("could not read the store to fill a gap", table=self.table_id,
+                            error=repr(error))
+                return
+        if self.game:
+            await self._read_game()
         await self._settle()
 
     async def _settle(self) -> None:
         """Fold what is next in line, tell the reader, then say it settled."""
         changed = self._fold_table()
-        if self.table is not None and self.table.state.game > self.game:
+        changed = await self._deliver() or changed
+        while self.table is not None and self.table.state.game > self.game:
+            if self.game:  # the game being left: all of it first
+                await self._read_game()
+                await self._deliver()
             await self._follow(self.table.state.game)
             await self.reader.on_game(self)
-            start = 0
+            await self._deliver()
             changed = True
-        else:
-            start = self.version
-            if self._fold_game():
-                changed = True
-        for version in range(start + 1, self.version + 1):
-            await self.reader.on_event(self, version, self.events[version - 1])
         self._unsettled = self._unsettled or changed
         if self._unsettled and self.at_append_end:
             self._unsettled = False
             await self.reader.on_settled(self)
+
+    async def _deliver(self) -> bool:
+        """Fold the current game's events next in line and tell the reader each."""
+        start = self.version
+        if not self._fold_game():
+            return False
+        for version in range(start + 1, self.version + 1):
+            await self.reader.on_event(self, version, self.events[version - 1])
+        return True
 
     def _fold_table(self) -> bool:
         if self.table is None:

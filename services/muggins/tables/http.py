@@ -137,10 +137,10 @@ async def take_seat(
 ) -> SeatGranted:
     runtime = runtime_of(request)
     try:
-        granted = await runtime.seating.take_seat(checked_id(table_id), seat, data)
+        granted, table = await runtime.seating.take_seat(checked_id(table_id), seat, data)
     except Refusal as error:
         raise refused(error) from None
-    await runtime.commands.begin(await runtime.seating.table(table_id))
+    await runtime.commands.begin(table)
     return msgspec.structs.replace(granted, play_link=runtime.play_socket_link(table_id))
 
 

@@ -9,10 +9,11 @@ The scheduler carries the step out; appends record when it is due.
 from __future__ import annotations
 
 import datetime
+import random
 from dataclasses import dataclass
 from typing import Literal
 
-from muggins.bots import GreedyBot
+from muggins.bots import make_bot
 from muggins.rules.state import GameState
 from muggins.table_events import TableState
 
@@ -67,8 +68,10 @@ def next_step(table: TableState, game: GameState | None, waited: float,
     if hand.pending is not None:
         caller_side = rules.side_of(hand.pending.seat)
         for seat in range(rules.seats):
-            if (table.seats[seat].is_bot and rules.side_of(seat) != caller_side
-                    and GreedyBot().calls_muggins(game, seat)):
+            held = table.seats[seat]
+            if (held.is_bot and rules.side_of(seat) != caller_side
+                    and make_bot(held.bot_level or "greedy",  # type: ignore[arg-type]
+                                 random.Random(0)).calls_muggins(game, seat)):
                 return Step("bot-call", timings.bot_delay / 2 - waited, seat)
     seat = hand.turn
     if table.seats[seat].is_bot:

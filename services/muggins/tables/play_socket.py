@@ -118,7 +118,12 @@ class PlaySession:
             presence = self.runtime.presence
             await presence.connected(self.table_id, self.seat)
             try:
-                await self.follower.start()
+                try:
+                    await self.follower.start()
+                except TRANSIENT:
+                    await self.fail("unavailable", "the table cannot be reached just now: "
+                                    "reconnect in a moment", 1013)
+                    return
                 feeds = self.runtime.feeds
                 self.spectator_counts[feeds.process] = feeds.watching(self.table_id)
                 self.subscriptions.append(await self.runtime.infra.bus.subscribe(
@@ -269,8 +274,8 @@ class PlaySession:
             command = CallMuggins(seat=self.seat)
             known = message.known_version
         elif isinstance(message, Since):
-            await self.follower.resync()
-            await self.resend(min(message.version, self.follower.version))
+            wanted = message.version
+            await self.follower.resync(lambda: self.resend(min(wanted, self.follower.version)))
             return
         elif isinstance(message, Rematch):
             await self.runtime.commands.rematch(self.table_id, after_game=self.game)

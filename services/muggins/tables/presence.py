@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncpg
 import structlog
 
+from muggins.tables.errors import TRANSIENT
 from muggins.tables.seating import QUERIES
 
 log = structlog.get_logger(__name__)
@@ -29,14 +30,14 @@ class Presence:
     async def connected(self, table_id: str, seat: int) -> None:
         try:
             await self.pool.execute(QUERIES["connected"], table_id, seat, self.process_id)
-        except (OSError, TimeoutError, asyncpg.PostgresError) as error:
+        except TRANSIENT as error:
             log.warning("could not record a connection", table=table_id, seat=seat,
                         error=repr(error))
 
     async def disconnected(self, table_id: str, seat: int) -> None:
         try:
             await self.pool.execute(QUERIES["disconnected"], table_id, seat, self.process_id)
-        except (OSError, TimeoutError, asyncpg.PostgresError) as error:
+        except TRANSIENT as error:
             log.warning("could not record a disconnection", table=table_id, seat=seat,
                         error=repr(error))
 
@@ -57,5 +58,5 @@ class Presence:
         try:
             await self.pool.execute(QUERIES["process_stopped"], self.process_id)
             await self.pool.execute(QUERIES["gone"], self.process_id)
-        except (OSError, TimeoutError, asyncpg.PostgresError) as error:
+        except TRANSIENT as error:
             log.warning("could not record this process's end", error=repr(error))

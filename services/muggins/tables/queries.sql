@@ -15,6 +15,9 @@ SELECT seat, player_id::text AS player_id FROM seat_tokens
 -- name: insert_player
 INSERT INTO players (player_id, secret_hash) VALUES ($1, $2);
 
+-- name: delete_player
+DELETE FROM players WHERE player_id = $1;
+
 -- name: player_secret_hash
 SELECT secret_hash FROM players WHERE player_id = $1;
 
@@ -38,22 +41,24 @@ UPDATE due SET claimed_by = $1, claimed_until = clock_timestamp() + make_interva
 RETURNING key;
 
 -- name: due_now
-SELECT due_at, clock_timestamp() AS now FROM due WHERE key = $1;
+SELECT generation, clock_timestamp() AS now FROM due WHERE key = $1;
 
 -- name: reschedule
--- Only if nobody changed it since it was read (an append may have).
-UPDATE due SET due_at = clock_timestamp() + make_interval(secs => $3)
- WHERE key = $1 AND due_at = $2;
+-- Only if nobody wrote the row since it was read (an append may have).
+UPDATE due SET due_at = clock_timestamp() + make_interval(secs => $3),
+               generation = nextval('due_generation')
+ WHERE key = $1 AND generation = $2;
 
 -- name: forget_due
-DELETE FROM due WHERE key = $1 AND due_at = $2;
+DELETE FROM due WHERE key = $1 AND generation = $2;
 
 -- name: release_due
 UPDATE due SET claimed_by = NULL, claimed_until = NULL WHERE key = $1 AND claimed_by = $2;
 
--- name: due_soon
--- For the metrics: rows due now or within a second.
-SELECT count(*) FROM due WHERE due_at <= clock_timestamp() + interval '1 second';
+-- name: hold_due
+-- A step that failed: nobody tries the table again for $3 seconds.
+UPDATE due SET claimed_until = clock_timestamp() + make_interval(secs => $3)
+ WHERE key = $1 AND claimed_by = $2;
 
 -- ------------------------------------------------------------ presence
 

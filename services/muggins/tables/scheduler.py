@@ -72,7 +72,7 @@ class Scheduler:
         process_id: str,
         new_seed: Callable[[], str],
         grace_period: float = 30.0,
-        lease: float = 15.0,
+        lease: float = 3.0,
         poll_interval: float = 0.25,
         batch: int = 64,
         concurrency: int = 32,
@@ -85,10 +85,17 @@ class Scheduler:
         self.process_id = process_id
         self.new_seed = new_seed
         self.grace_period = grace_period
+        #: Seconds a claim holds: a step takes milliseconds, and the tables a
+        #: killed process held wait this long before another takes them.  A
+        #: step that outlives its lease (the database paused) may be tried by
+        #: another process too: the append's expected version keeps it once.
         self.lease = lease
         self.poll_interval = poll_interval
         self.batch = batch
+        self.concurrency = concurrency
         self._slots = asyncio.Semaphore(concurrency)
+        #: Steps that failed in a row, per table: the pause before the next try grows.
+        self._failures: dict[str, int] = {}
         #: Tables this process is advancing now, and any wake-up asked meanwhile.
         self._running: dict[str, float | None] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -174,18 +181,25 @@ class Scheduler:
                     await stop.wait()
 
     async def _poll(self) -> None:
-        keys = await self.pool.fetch(QUERIES["claim_due"], self.process_id, self.lease,
-                                     self.batch)
+        room = min(self.batch, self.concurrency - len(self._running))
+        if room <= 0:
+            return
+        keys = await self.pool.fetch(QUERIES["claim_due"], self.process_id, self.lease, room)
         for row in keys:
-            if row["key"] in self._running:  # advancing here already: let it go again
-                await self._release(row["key"])
+            if row["key"] in self._running:  # advancing here already: again once it lets go
+                self._running[row["key"]] = 0.0
                 continue
             self._spawn(self._advance_claimed(row["key"]))
 
     async def _sweep_absent(self) -> None:
         for table_id, seat in await self.presence.absent(self.grace_period):
-            await self._take_over_absent(table_id, seat)
-            await self.presence.forget_absence(table_id, seat)
+            try:
+                await self._take_over_absent(table_id, seat)
+                await self.presence.forget_absence(table_id, seat)
+            except Exception as error:  # this seat next time; the others now
+                FAILURES.labels("absent").inc()
+                log.warning("could not hand an absent player's seat to a bot",
+                            table=table_id, seat=seat, error=repr(error))
 
     async def _take_over_absent(self, table_id: str, seat: int) -> None:
         table = await self.seating.table(table_id, fresh=True)
@@ -204,17 +218,35 @@ class Scheduler:
     async def _advance_claimed(self, key: str) -> None:
         async with self._slots:
             self._running[key] = None
+            failed = False
             try:
-                await self._advance(key)
-            except Exception as error:  # the row stays due: retried after the lease
+                failed = not await self._advance(key)
+            except Exception as error:  # the row stays due: tried again after a pause
+                failed = True
                 FAILURES.labels("step").inc()
                 log.warning("a table's step failed; it will be retried", table=key,
                             error=repr(error))
             finally:
                 again = self._running.pop(key, None)
-                await self._release(key)
-                if again is not None:
-                    self.soon(key, again)
+                if failed:
+                    await self._hold(key)
+                else:
+                    self._failures.pop(key, None)
+                    await self._release(key)
+                    if again is not None:
+                        self.soon(key, again)
+
+    async def _hold(self, key: str) -> None:
+        """Keep a table whose step failed for a while, longer each time in a
+        row, so that a step that cannot succeed does not spin."""
+        failures = self._failures[key] = self._failures.get(key, 0) + 1
+        while len(self._failures) > 10_000:
+            del self._failures[next(iter(self._failures))]
+        pause = min(MAX_BACKOFF, 0.25 * 2**failures)
+        try:
+            await self.pool.execute(QUERIES["hold_due"], key, self.process_id, pause)
+        except TRANSIENT as error:  # the lease runs out by itself
+            log.warning("could not hold a failing table back", table=key, error=repr(error))
 
     async def _release(self, key: str) -> None:
         try:
@@ -223,13 +255,14 @@ class Scheduler:
             log.warning("could not let a table go; its lease will run out", table=key,
                         error=repr(error))
 
-    async def _advance(self, table_id: str) -> None:
+    async def _advance(self, table_id: str) -> bool:
         """Carry out what is due at the table now, step by step, then record
-        when it is next due (or that nothing is)."""
+        when it is next due (or that nothing is).  False when a step was
+        refused (nothing changed: it is tried again after a pause)."""
         for _ in range(STEPS_PER_CLAIM):
             row = await self.pool.fetchrow(QUERIES["due_now"], table_id)
             if row is None:
-                return  # nothing is due (the game ended through another process)
+                return True  # nothing is due (the game ended through another process)
             table = await self.seating.table(table_id, fresh=True)
             game = await self.commands.game(table_id, table.state.game) if table.state.game \
                 else None
@@ -239,24 +272,27 @@ class Scheduler:
                 waited = (row["now"] - began).total_seconds()
             step = next_step(table.state, game.state if game else None, waited, self.timings)
             if step is None:
-                await self.pool.execute(QUERIES["forget_due"], table_id, row["due_at"])
-                return
+                await self.pool.execute(QUERIES["forget_due"], table_id, row["generation"])
+                return True
             if step.after > 0:
-                await self.pool.execute(QUERIES["reschedule"], table_id, row["due_at"],
+                await self.pool.execute(QUERIES["reschedule"], table_id, row["generation"],
                                         step.after)
                 self.soon(table_id, step.after)
-                return
-            await self._do(step, table, game)
+                return True
+            if not await self._do(step, table, game):
+                return False
             STEPS.labels(step.kind).inc()
         self._running[table_id] = 0.0  # more to do: again once this claim is let go
+        return True
 
-    async def _do(self, step: Step, table: Table, game: Game | None) -> None:
+    async def _do(self, step: Step, table: Table, game: Game | None) -> bool:
+        """Carry ``step`` out; False if it was refused (nothing changed)."""
         table_id = table.state.table_id
         if step.kind == "start-game" or game is None or game.state is None:
             await self.commands.start_game(table)
-            return
+            return True
         state = game.state
-        with contextlib.suppress(IllegalMove):  # the table moved on: derived anew next
+        try:
             if step.kind == "deal":
                 await self.commands.submit(table_id, StartHand(seed=self.new_seed()),
                                            actor="system", expected_game=game.number,
@@ -264,16 +300,23 @@ class Scheduler:
             elif step.kind == "bot-call" and step.seat is not None:
                 await self.commands.submit(table_id, CallMuggins(seat=step.seat),
                                            actor=f"bot:{step.seat}", expected_game=game.number,
-                                           known_version=game.version)
+                                           known_version=game.version, for_bot=step.seat)
             elif step.kind == "bot-move" and step.seat is not None:
                 level = table.state.seats[step.seat].bot_level or "greedy"
                 bot = make_bot(level, random.Random(f"{table_id}/{game.number}/{game.version}"))  # type: ignore[arg-type]
                 await self.commands.submit(table_id, bot.choose(state),
                                            actor=f"bot:{step.seat}", expected_game=game.number,
-                                           known_version=game.version)
+                                           known_version=game.version, for_bot=step.seat)
             elif step.kind == "clock-out" and step.seat is not None and state.hand is not None:
                 await self.seating.take_over(table_id, step.seat, "clock", game=game.number,
                                              version=game.version, hand=state.hand.number)
+        except IllegalMove as error:
+            # The table moved on since the step was derived (another process,
+            # a player's move): derived anew on the next try.
+            log.info("a scheduled step was refused", table=table_id, step=step.kind,
+                     code=error.code, reason=str(error))
+            return False
+        return True
 
 
 def _seat_changed_at(table: Table, game: Game) -> datetime.datetime | None:

@@ -185,7 +185,10 @@ class Seating:
         log.info("table opened", table=table_id, preset=ruleset.preset, bots=len(bots))
         return table
 
-    async def take_seat(self, table_id: str, seat: int, request: TakeSeat) -> SeatGranted:
+    async def take_seat(self, table_id: str, seat: int, request: TakeSeat
+                        ) -> tuple[SeatGranted, Table]:
+        """The seat for the person asking (SeatUnavailable, BadRequest, BadToken
+        if not), and the table after it."""
         try:
             name = clean_name(request.name)
         except ValueError as error:
@@ -198,20 +201,26 @@ class Seating:
         self._check_free(table, seat, player_id)
         token = secrets.token_urlsafe(32)
         hashed = token_hash(token)
-        # The token first: whoever wins the seat below must be able to use it.
-        # A request that loses takes its token away again.
-        await self.pool.execute(QUERIES["insert_seat_token"], table_id, hashed, seat,
-                                uuid.UUID(player_id))
+        # The identity and the token first: whoever wins the seat below must
+        # be able to use them.  A request that loses the race takes them away
+        # again; one cut short otherwise (the database gone, the process
+        # killed) may have won, so they stay.
+        async with self.pool.acquire() as connection, connection.transaction():
+            if player_secret is not None:
+                await connection.execute(QUERIES["insert_player"], uuid.UUID(player_id),
+                                         token_hash(player_secret))
+            await connection.execute(QUERIES["insert_seat_token"], table_id, hashed, seat,
+                                     uuid.UUID(player_id))
         try:
             table = await self._seat(table, seat, player_id, name)
-        except BaseException:
-            await self.pool.execute(QUERIES["delete_seat_token"], table_id, hashed)
+        except SeatUnavailable:
+            async with self.pool.acquire() as connection, connection.transaction():
+                await connection.execute(QUERIES["delete_seat_token"], table_id, hashed)
+                if player_secret is not None:
+                    await connection.execute(QUERIES["delete_player"], uuid.UUID(player_id))
             raise
-        if player_secret is not None:  # a new identity, recorded once it sits
-            await self.pool.execute(QUERIES["insert_player"], uuid.UUID(player_id),
-                                    token_hash(player_secret))
         log.info("seat taken", table=table_id, seat=seat)
-        return SeatGranted(table_id, seat, token, player_id, player_secret, "")
+        return SeatGranted(table_id, seat, token, player_id, player_secret, ""), table
 
     def _check_free(self, table: Table, seat: int, player_id: str) -> None:
         if not table.state.seats[seat].free:

@@ -32,7 +32,7 @@ from muggins.eventstore.store import EventStore
 from muggins.logs import log_context
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.streams import spectators_subject
-from muggins.tables.errors import BadRequest, Refusal
+from muggins.tables.errors import TRANSIENT, BadRequest, Refusal
 from muggins.tables.follower import GameFollower
 from muggins.tables.http import checked_id, refused, runtime_of
 from muggins.tables.protocol import (
@@ -384,6 +384,11 @@ async def watch_socket(
         with contextlib.suppress(Exception):
             await socket.send_data(encode(ErrorMessage(error.code, str(error))).decode())
             await socket.close(1008, error.code)
+    except TRANSIENT:
+        with contextlib.suppress(Exception):
+            await socket.send_data(encode(ErrorMessage(
+                "unavailable", "the table cannot be reached just now: reconnect")).decode())
+            await socket.close(1013, "try again later")
     except WebSocketDisconnect:
         pass
 

@@ -148,6 +148,10 @@ class ProjectorRunner:
                 except (OSError, TimeoutError, asyncpg.PostgresError,
                         asyncpg.InterfaceError) as error:
                     log.warning("projector could not catch up; retrying", error=repr(error))
+                except Exception as error:  # a bug, not an outage: say so loudly, go on
+                    log.error("projector failed on a page; retrying", projector=self.name,
+                              error=repr(error))
+                    await _wait(stop, 5.0)
                 if js is not None and bell is None:
                     bell = await self._subscribe(js() if callable(js) else js)
                 if bell is None:

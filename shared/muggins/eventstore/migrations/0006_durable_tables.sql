@@ -8,9 +8,13 @@
 -- process that finds it due claims it, derives from the streams what to do,
 -- does it, and lets go.  A claim whose lease ran out (its process died) is
 -- anyone's again.
+-- Every write of a row gives it a new generation: a process that read a row
+-- changes it afterwards only if nobody wrote it since (compare-and-set).
+CREATE SEQUENCE due_generation;
 CREATE TABLE due (
     key            text        PRIMARY KEY,
     due_at         timestamptz NOT NULL,
+    generation     bigint      NOT NULL DEFAULT nextval('due_generation'),
     claimed_by     text,
     claimed_until  timestamptz
 );
@@ -47,7 +51,8 @@ CREATE TABLE service_processes (
 -- The events of tables that exist already, so that nothing is lost: each
 -- table's stream is written from its rows (opened, seats taken, games
 -- begun, bots playing for absent players), its tokens move to seat_tokens,
--- and every table being played is due now (its next step is derived anew).
+-- and every table whose game is not over is due now (its next step is
+-- derived anew).
 DO $$
 DECLARE
     v_table  record;
@@ -108,7 +113,10 @@ BEGIN
             VALUES (v_next, gen_random_uuid(), v_table.table_id || '-table', v_index,
                     v_types[v_index], v_payloads[v_index], 'public', v_actors[v_index]);
         END LOOP;
-        IF v_table.game_number > 0 THEN
+        IF v_table.game_number > 0 AND NOT EXISTS (
+            SELECT 1 FROM events
+             WHERE stream_id = v_table.table_id || '-g' || v_table.game_number
+               AND event_type = 'GameEnded') THEN
             INSERT INTO due (key, due_at) VALUES (v_table.table_id, clock_timestamp())
             ON CONFLICT (key) DO NOTHING;
         END IF;
@@ -203,8 +211,8 @@ BEGIN
            array_agg(placed.accepted ORDER BY placed.b)
       INTO v_batches, v_first, v_current, v_accepted
       FROM placed;
-    -- What the committed batches make due (within one call, the last batch
-    -- for a key wins).
+    -- What the committed batches make due: a removal first, then the due
+    -- times (within one call a due time beats a removal of the same key).
     IF EXISTS (SELECT 1 FROM unnest(p_due_keys) AS k WHERE k IS NOT NULL) THEN
         DELETE FROM due
          WHERE key IN (SELECT p_due_keys[x.b] FROM unnest(v_batches, v_accepted) AS x (b, ok)
@@ -216,14 +224,16 @@ BEGIN
          WHERE x.ok AND p_due_keys[x.b] IS NOT NULL AND p_due_in[x.b] IS NOT NULL
            AND NOT p_due_earliest[x.b]
          ORDER BY p_due_keys[x.b], x.b DESC
-        ON CONFLICT (key) DO UPDATE SET due_at = excluded.due_at;
+        ON CONFLICT (key) DO UPDATE
+           SET due_at = excluded.due_at, generation = nextval('due_generation');
         INSERT INTO due AS d (key, due_at)
         SELECT p_due_keys[x.b], min(v_now + make_interval(secs => greatest(p_due_in[x.b], 0)))
           FROM unnest(v_batches, v_accepted) AS x (b, ok)
          WHERE x.ok AND p_due_keys[x.b] IS NOT NULL AND p_due_in[x.b] IS NOT NULL
            AND p_due_earliest[x.b]
          GROUP BY p_due_keys[x.b]
-        ON CONFLICT (key) DO UPDATE SET due_at = least(d.due_at, excluded.due_at);
+        ON CONFLICT (key) DO UPDATE
+           SET due_at = least(d.due_at, excluded.due_at), generation = nextval('due_generation');
     END IF;
     PERFORM pg_notify('muggins_events', '');
     RETURN QUERY SELECT x.b, x.first, x.current, v_now

@@ -1,0 +1,38 @@
+"""The shared real servers (tests/integration/conftest.py) and, per test, a
+launcher of service processes that stops every one of them at the end."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from muggins.embedded import EmbeddedNats
+from muggins.eventstore.store import EventStore
+from tests.faults.harness import Launcher, store_at
+from tests.integration.conftest import (  # noqa: F401  (the same real servers)
+    database_url,
+    nats_server,
+    postgres,
+    servers_dir,
+)
+
+
+@pytest.fixture
+def launcher(
+    tmp_path: Path, database_url: str, nats_server: EmbeddedNats  # noqa: F811  (fixtures)
+) -> Iterator[Launcher]:
+    the_launcher = Launcher(tmp_path, database_url, nats_server.url)
+    try:
+        yield the_launcher
+    finally:
+        the_launcher.stop_all()
+        # Shown by pytest when the test failed: where the logs are, how they end.
+        print(the_launcher.report())
+
+
+@pytest.fixture
+async def store(database_url: str) -> AsyncIterator[EventStore]:  # noqa: F811  (fixture)
+    async with store_at(database_url) as the_store:
+        yield the_store

@@ -1,0 +1,100 @@
+"""NATS dies for 10 s, then comes back on the same port: the service must
+recover by itself (ready again), finish the games it had, and play a new
+one start to finish for a person who depends on the bus for every event."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import httpx
+
+from muggins.embedded import EmbeddedNats
+from muggins.eventstore.store import EventStore
+from tests.faults.harness import (
+    Launcher,
+    ScriptedHuman,
+    StoreWatch,
+    TableProgress,
+    bot_table,
+    create_table,
+    human_table,
+    settle,
+    sit,
+    wait_ready,
+)
+
+BOT_TABLES = 3
+TARGET = 100
+CLOCK = 5
+BOT_DELAY = 0.1
+PLAY_FIRST = 2.0
+OUTAGE = 10.0
+READY_AGAIN = 20.0
+FINISH = 60.0
+STALL = 20.0
+
+
+async def test_the_service_recovers_when_nats_is_killed_for_10_s(
+    launcher: Launcher, store: EventStore, nats_server: EmbeddedNats
+) -> None:
+    service = launcher.service("serve", bot_delay=BOT_DELAY, hand_pause=1.0)
+    await service.start_ready()
+    deadline = time.monotonic() + 180
+    playing: list[asyncio.Task[None]] = []
+    try:
+        async with httpx.AsyncClient(base_url=service.url, timeout=10) as http:
+            table_id = await create_table(http, **human_table(TARGET, CLOCK))
+            human = ScriptedHuman([service.ws_url], table_id,
+                                  await sit(http, table_id, 0, "Ana"))
+            playing.append(asyncio.create_task(human.run(deadline)))
+            bot_ids = [await create_table(http, **bot_table(TARGET)) for _ in range(BOT_TABLES)]
+        tables = [TableProgress(t) for t in [table_id, *bot_ids]]
+        watch = StoreWatch(store)
+        await asyncio.sleep(PLAY_FIRST)
+        await watch.poll(tables)
+        assert all(not t.over and t.version > 0 for t in tables), (
+            "harness: games ended before the outage"
+        )
+        try:
+            nats_server.kill()
+            await asyncio.sleep(OUTAGE)
+        finally:
+            if nats_server.running_pid() is None:
+                nats_server.start()  # the server is shared by the whole session
+        back = time.monotonic()
+        try:
+            await wait_ready(service.url, READY_AGAIN, service.process)
+        except AssertionError as error:
+            raise AssertionError(f"the service did not recover from a {OUTAGE:.0f} s NATS "
+                                 f"outage by itself: {error}") from None
+        await watch.wait_finished(tables, within=FINISH, stall=STALL, since=back,
+                                  after=f"after NATS was killed for {OUTAGE:.0f} s")
+        await settle(playing[:1], STALL)
+        assert human.over, (f"the person at {table_id} never saw GameEnded after the outage "
+                            f"(at version {human.version}; {human.last_failure})")
+
+        # A new game after the outage, every event to the person through the bus.
+        async with httpx.AsyncClient(base_url=service.url, timeout=10) as http:
+            new_table = await create_table(http, **human_table(50, CLOCK))
+            newcomer = ScriptedHuman([service.ws_url], new_table,
+                                     await sit(http, new_table, 0, "Bea"))
+        playing.append(asyncio.create_task(newcomer.run(deadline)))
+        await watch.wait_finished([TableProgress(new_table)], within=FINISH, stall=STALL,
+                                  after="(a table created after the NATS outage)")
+        await settle(playing[1:], STALL)
+        assert newcomer.over, (f"the person at the new table {new_table} never saw GameEnded "
+                               f"(at version {newcomer.version}; {newcomer.last_failure})")
+        problems = human.problems + newcomer.problems
+        for table in tables:
+            await watch.checked_game(table.table_id)
+        problems += human.check_store(await watch.checked_game(table_id))
+        problems += newcomer.check_store(await watch.checked_game(new_table))
+        assert not problems, "\n".join(problems)
+    finally:
+        for task in playing:
+            task.cancel()
+        for task in playing:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task

@@ -1,0 +1,95 @@
+"""PostgreSQL stops answering for 40 s (every one of its processes SIGSTOPped),
+then carries on: every game must still end, and nothing may escape the
+service's own handling on the way (no "Task exception was never retrieved",
+no unhandled traceback in its log)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import httpx
+
+from muggins.embedded import EmbeddedPostgres
+from muggins.eventstore.store import EventStore
+from tests.faults.harness import (
+    Launcher,
+    ScriptedHuman,
+    StoreWatch,
+    TableProgress,
+    bot_table,
+    create_table,
+    freeze_postgres,
+    human_table,
+    settle,
+    sit,
+    thaw,
+    unhandled_errors,
+)
+
+BOT_TABLES = 4
+TARGET = 100
+CLOCK = 5
+BOT_DELAY = 0.1
+PLAY_FIRST = 2.0
+PAUSE = 40.0
+FINISH = 60.0
+STALL = 25.0
+
+
+async def test_every_game_ends_after_postgres_is_paused_40_s(
+    launcher: Launcher, store: EventStore, postgres: EmbeddedPostgres
+) -> None:
+    service = launcher.service("serve", bot_delay=BOT_DELAY, hand_pause=1.0)
+    await service.start_ready()
+    deadline = time.monotonic() + PAUSE + 120
+    playing: asyncio.Task[None] | None = None
+    try:
+        async with httpx.AsyncClient(base_url=service.url, timeout=10) as http:
+            table_id = await create_table(http, **human_table(TARGET, CLOCK))
+            human = ScriptedHuman([service.ws_url], table_id,
+                                  await sit(http, table_id, 0, "Ana"))
+            playing = asyncio.create_task(human.run(deadline))
+            bot_ids = [await create_table(http, **bot_table(TARGET)) for _ in range(BOT_TABLES)]
+        tables = [TableProgress(t) for t in [table_id, *bot_ids]]
+        watch = StoreWatch(store)
+        await asyncio.sleep(PLAY_FIRST)
+        await watch.poll(tables)
+        assert all(not t.over and t.version > 0 for t in tables), (
+            "harness: games ended before the pause"
+        )
+        stopped: list[int] = []
+        try:
+            freeze_postgres(postgres.data_dir / "postgres", stopped)
+            await asyncio.sleep(PAUSE)
+        finally:
+            thaw(stopped)  # the servers are shared by the whole session
+        resumed = time.monotonic()
+        problems = []
+        try:
+            await watch.wait_finished(
+                tables, within=FINISH, stall=STALL, since=resumed,
+                after=f"after PostgreSQL ({len(stopped)} processes) was paused {PAUSE:.0f} s",
+            )
+            await settle([playing], STALL)
+            if not human.over:
+                problems.append(f"the person at {table_id} never saw GameEnded "
+                                f"(at version {human.version}; {human.last_failure})")
+            for table in tables:
+                await watch.checked_game(table.table_id)
+            problems += human.problems
+            problems += human.check_store(await watch.checked_game(table_id))
+        except AssertionError as error:
+            problems.append(str(error))
+        service.stop()
+        escaped = unhandled_errors(service.log_text())
+        if escaped:
+            problems.append(f"the service's log shows {len(escaped)} unhandled exceptions "
+                            f"after the pause, e.g.:\n  " + "\n  ".join(escaped[:8]))
+        assert not problems, "\n".join(problems)
+    finally:
+        if playing is not None:
+            playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await playing

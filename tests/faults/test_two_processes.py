@@ -1,0 +1,83 @@
+"""Two service processes on the same servers; the one that made the tables dies.
+
+The survivor must carry on every table the dead one was driving (bots,
+deals, clocks), and the person connected to the dead one reconnects to
+the survivor and plays on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import httpx
+
+from muggins.eventstore.store import EventStore
+from tests.faults.harness import (
+    Launcher,
+    ScriptedHuman,
+    StoreWatch,
+    TableProgress,
+    bot_table,
+    create_table,
+    human_table,
+    settle,
+    sit,
+)
+
+BOT_TABLES = 6
+TARGET = 100
+CLOCK = 5
+BOT_DELAY = 0.2
+PLAY_FIRST = 2.0
+#: A table may be silent for one turn clock, plus this long for the survivor to notice.
+MARGIN = 15.0
+FINISH = 60.0
+
+
+async def test_the_second_process_carries_on_when_the_first_is_killed(
+    launcher: Launcher, store: EventStore
+) -> None:
+    first = launcher.service("a", bot_delay=BOT_DELAY, hand_pause=1.0)
+    second = launcher.service("b", bot_delay=BOT_DELAY, hand_pause=1.0)
+    await first.start_ready()
+    await second.start_ready()
+    deadline = time.monotonic() + 120
+    playing: asyncio.Task[None] | None = None
+    try:
+        async with httpx.AsyncClient(base_url=first.url, timeout=10) as http:
+            table_id = await create_table(http, **human_table(TARGET, CLOCK))
+            human = ScriptedHuman([first.ws_url, second.ws_url], table_id,
+                                  await sit(http, table_id, 0, "Ana"))
+            playing = asyncio.create_task(human.run(deadline))
+            bot_ids = [await create_table(http, **bot_table(TARGET)) for _ in range(BOT_TABLES)]
+        tables = [TableProgress(t) for t in [table_id, *bot_ids]]
+        watch = StoreWatch(store)
+        await asyncio.sleep(PLAY_FIRST)
+        await watch.poll(tables)
+        mid_game = [t for t in tables if not t.over and t.version > 0]
+        assert len(mid_game) == len(tables), "harness: games ended before the kill"
+        assert human.connections == 1, f"harness: the person is not playing ({human.last_failure})"
+        first.kill()
+        await watch.wait_finished(
+            tables, within=FINISH, stall=CLOCK + MARGIN,
+            after="after process A (which created them) was SIGKILLed, with process B "
+                  "still running",
+        )
+        await settle([playing], CLOCK + MARGIN)
+        assert human.over, (f"the person at {table_id} never saw GameEnded through process B "
+                            f"(at version {human.version}; {human.last_failure})")
+        assert human.ws_urls[0] == second.ws_url and human.connections >= 2, (
+            "harness: the person did not move to process B"
+        )
+        problems = list(human.problems)
+        for table in tables:
+            await watch.checked_game(table.table_id)
+        problems += human.check_store(await watch.checked_game(table_id))
+        assert not problems, "\n".join(problems)
+    finally:
+        if playing is not None:
+            playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await playing
