@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+
 import msgspec
 import pytest
 from click.testing import CliRunner
@@ -94,3 +97,21 @@ def test_simulate_text_draws_the_layout() -> None:
 def test_demo_plays_a_game() -> None:
     code, out = run("demo")
     assert code == 0 and "Game over" in out
+
+
+@pytest.mark.parametrize(
+    "seating", [("--seats", "4", "--partners"), ("--seats", "3")], ids=["4p", "3"]
+)
+def test_demo_prints_a_command_that_replays_its_game_byte_for_byte(
+    seating: tuple[str, ...],
+) -> None:
+    code, out = run("demo", "--ruleset", "five-up", *seating)
+    assert code == 0 and "Game over" in out
+    first, _, play_by_play = out.partition("\n")
+    match = re.search(r"`muggins (simulate [^`]*)`", first)
+    assert match, first
+    repeat = shlex.split(match.group(1))
+    assert ("--partners" in repeat) == ("--partners" in seating)
+    code, replayed = run(*repeat)
+    assert code == 0
+    assert replayed == play_by_play

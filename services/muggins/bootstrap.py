@@ -1,8 +1,9 @@
 """Wiring, in one place: from Settings to running servers and services.
 
 * ``migrated_database(settings)``: the servers not configured are started
-  (embedded PostgreSQL, and NATS if asked), a pool is made and the
-  migrations are applied;
+  (embedded PostgreSQL, and NATS if asked), the migrations are applied as
+  the owner's role and a pool is made as the service's (docs/eventstore.md,
+  "Roles");
 * ``infrastructure(settings)``: that, plus the bus (a NATS connection that
   never stays closed), the JetStream stream and the relay;
 * ``application(infra, options)``: the table service's objects (seating,
@@ -30,13 +31,14 @@ from nats.js import JetStreamContext
 from muggins.bus.connection import Bus
 from muggins.bus.jetstream import ensure_stream
 from muggins.bus.relay import Relay
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres
-from muggins.eventstore.migrations import upgrade
+from muggins.embedded import EmbeddedNats, EmbeddedPostgres, without_password
+from muggins.eventstore.migrations import upgrade_at
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner
 from muggins.settings import Settings
 from muggins.tables.commands import Commands
+from muggins.tables.limits import SocketsPerAddress
 from muggins.tables.presence import Presence
 from muggins.tables.runtime import Runtime, ServiceOptions
 from muggins.tables.scheduler import Scheduler
@@ -81,23 +83,28 @@ class Infrastructure:
 
 async def start_embedded(
     settings: Settings, *, with_nats: bool = True
-) -> tuple[str, str | None, list[EmbeddedServer]]:
-    """URLs of the configured servers, starting embedded ones for those not configured
-    (NATS only ``with_nats``)."""
+) -> tuple[str, str, str | None, list[EmbeddedServer]]:
+    """URLs of the configured servers (the database's twice: the service's and
+    the migrations'), starting embedded ones for those not configured (NATS
+    only ``with_nats``)."""
     started: list[EmbeddedServer] = []
     database_url = settings.database_url
+    migration_url = settings.migration_database_url or database_url
     nats_url = settings.nats_url
     if database_url is None:
         postgres = EmbeddedPostgres(settings.data_path)
-        database_url = await asyncio.to_thread(postgres.start)
+        await asyncio.to_thread(postgres.start)
+        database_url, migration_url = postgres.service_url, postgres.owner_url
         started.append(postgres)
-        log.info("embedded PostgreSQL", url=database_url, reused=postgres.reused)
+        log.info("embedded PostgreSQL", url=without_password(database_url),
+                 reused=postgres.reused)
+    assert migration_url is not None
     if nats_url is None and with_nats:
         server = EmbeddedNats(settings.data_path)
         nats_url = await asyncio.to_thread(server.start)
         started.append(server)
         log.info("embedded NATS", url=nats_url, reused=server.reused)
-    return database_url, nats_url, started
+    return database_url, migration_url, nats_url, started
 
 
 async def stop_embedded(servers: list[EmbeddedServer]) -> None:
@@ -113,11 +120,12 @@ async def migrated_database(
 ) -> AsyncIterator[Database]:
     """The database, migrated, with a pool (and NATS's URL ``with_nats``);
     embedded servers this started are stopped afterwards unless ``keep_servers``."""
-    database_url, nats_url, started = await start_embedded(settings, with_nats=with_nats)
+    database_url, migration_url, nats_url, started = await start_embedded(
+        settings, with_nats=with_nats)
     try:
+        applied = await upgrade_at(migration_url)
         pool = await create_pool(database_url)
         try:
-            applied = await upgrade(pool)
             yield Database(pool, database_url, nats_url, applied)
         finally:
             await pool.close()
@@ -139,15 +147,15 @@ async def event_store_only(settings: Settings) -> AsyncIterator[EventStore]:
 async def infrastructure(
     settings: Settings, *, relay: bool = True
 ) -> AsyncIterator[Infrastructure]:
-    database_url, nats_url, embedded = await start_embedded(settings)
+    database_url, migration_url, nats_url, embedded = await start_embedded(settings)
     assert nats_url is not None
     stop = asyncio.Event()
     relay_task: asyncio.Task[None] | None = None
     pool: asyncpg.Pool | None = None
     bus: Bus | None = None
     try:
+        await upgrade_at(migration_url)
         pool = await create_pool(database_url)
-        await upgrade(pool)
         bus = Bus(nats_url)
         await bus.start()
         await ensure_stream(bus.js)
@@ -194,7 +202,7 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
         if options.projectors and players else []
     )
     runtime = Runtime(infra, options, seating, commands, presence, feeds, scheduler,
-                      projectors)
+                      projectors, sockets=SocketsPerAddress(options.sockets_per_address))
     stop = asyncio.Event()
     tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
                                  name=f"projector-{runner.name}")

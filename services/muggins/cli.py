@@ -67,12 +67,18 @@ def _settings() -> Settings:
 @click.option("--grace-period", type=click.FloatRange(0, 3600), default=30.0,
               show_default=True,
               help="Seconds a player who left has to come back before a bot takes the seat.")
+@click.option("--tables-per-minute", type=click.IntRange(1, 1_000_000), default=30,
+              show_default=True, help="Tables one client address may create a minute.")
+@click.option("--sockets-per-address", type=click.IntRange(1, 1_000_000), default=64,
+              show_default=True,
+              help="WebSockets and event streams one client address may hold open.")
 @click.option("--role", type=click.Choice(["all", "spectators"]), default="all",
               show_default=True,
               help="'spectators' serves only spectator streams, views and the lobby: run it "
                    "beside the players' process so a crowd of spectators cannot slow them.")
 def serve_command(host: str, port: int, bot_delay: float, hand_pause: float,
-                  grace_period: float, role: str) -> None:
+                  grace_period: float, tables_per_minute: int, sockets_per_address: int,
+                  role: str) -> None:
     """Run the table service (starting embedded PostgreSQL and NATS if none is configured)."""
     import uvicorn
 
@@ -84,7 +90,8 @@ def serve_command(host: str, port: int, bot_delay: float, hand_pause: float,
         port = free_port()
     base_url = f"http://{host}:{port}"
     options = ServiceOptions(base_url=base_url, bot_delay=bot_delay, hand_pause=hand_pause,
-                             grace_period=grace_period,
+                             grace_period=grace_period, tables_per_minute=tables_per_minute,
+                             sockets_per_address=sockets_per_address,
                              role="spectators" if role == "spectators" else "all")
     app = create_app(settings, options)
     # What exists now lives as long as the process: keep it out of every
@@ -92,9 +99,14 @@ def serve_command(host: str, port: int, bot_delay: float, hand_pause: float,
     gc.collect()
     gc.freeze()
     click.echo(f"muggins is starting at {base_url}  (API: {base_url}/schema)")
+    # Idle keep-alive connections stay open longer than clients keep them
+    # (httpx: 5 s, browsers and proxies up to 60 s): a server that closes an
+    # idle connection at the instant a client reuses it resets that request
+    # (seen once as httpx.ReadError creating 500 tables: uvicorn's default
+    # was 5 s, the same as httpx's).
     uvicorn.run(app, host=host, port=port, log_level=settings.log_level, lifespan="on",
                 ws_max_size=64 * 1024, ws_per_message_deflate=False,
-                timeout_graceful_shutdown=10)
+                timeout_graceful_shutdown=10, timeout_keep_alive=75)
 
 
 @main.command("up")
@@ -314,10 +326,14 @@ def _bot_levels(text: str, seats: int) -> list[BotLevel]:
 @click.option("--partners", is_flag=True)
 def demo_command(preset_name: str, seats: int, partners: bool) -> None:
     """Greedy bots play one game with a fresh random seed, told move by move."""
-    seed = secrets.token_hex(8)
-    click.echo(f"seed {seed}: repeat this game with `muggins simulate --seed {seed}/1`")
     ruleset = _ruleset(preset_name, seats, partners)
-    game_seed = game_seed_from_text(f"{seed}")
+    seed = secrets.token_hex(8)
+    # The game `simulate --seed SEED` plays first: its seed text is "SEED/1", and
+    # every option it needs to deal and play the same way is spelled out.
+    repeat = (f"muggins simulate --ruleset {preset_name} --seats {seats}"
+              + (" --partners" if partners else "") + f" --bots greedy --seed {seed}")
+    click.echo(f"seed {seed}: repeat this game with `{repeat}`")
+    game_seed = game_seed_from_text(f"{seed}/1")
     for line in narrate(play_game(ruleset, game_seed, make_bots(["greedy"] * seats, game_seed))):
         click.echo(line)
 

@@ -5,25 +5,90 @@ one local directory, each on a free loopback port.
 Used when no server URL is configured, by the tests, and by ``muggins up``.
 Nothing starts at import time: ``EmbeddedPostgres(...).start()`` and
 ``EmbeddedNats(...).start()`` do.
+
+PostgreSQL is set up as a deployment should be (docs/eventstore.md,
+"Roles"): the migrations run as ``muggins_owner``, the service connects as
+``muggins_service``, and every role, the superuser included, signs in with
+a password (scram-sha-256) generated once and kept in
+``<data dir>/postgres-passwords.json``, readable by its owner only.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import hmac
 import importlib.util
+import json
 import os
+import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from pathlib import Path
+from typing import cast
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
 
 PG_SYSTEM_USER = "muggins_pg"
 PG_SUPERUSER = "postgres"
 DATABASE = "muggins"
+PASSWORDS_FILE = "postgres-passwords.json"
+ROLES = (PG_SUPERUSER, OWNER_ROLE, SERVICE_ROLE)
+
+#: Who may sign in, and how: everyone with a password, nobody trusted.
+PG_HBA = """\
+# Written by muggins (muggins.embedded): every role signs in with its
+# password, kept in ../postgres-passwords.json.  Nobody is trusted.
+# TYPE  DATABASE  USER  ADDRESS       METHOD
+local   all       all                 scram-sha-256
+host    all       all   127.0.0.1/32  scram-sha-256
+host    all       all   ::1/128       scram-sha-256
+"""
+
+#: Run as the superuser on every start: the two roles (made if missing, their
+#: passwords set anew), the superuser's password, and the database, owned by
+#: the owner role.  Prints the database's owner.
+_SET_UP_ROLES = """\
+SELECT format('CREATE ROLE %I', role) FROM unnest(ARRAY['{owner}', '{service}']) AS role
+ WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = role) \\gexec
+ALTER ROLE {owner} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS
+    PASSWORD '{owner_verifier}';
+ALTER ROLE {service} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS
+    PASSWORD '{service_verifier}';
+ALTER ROLE {superuser} WITH PASSWORD '{superuser_verifier}';
+SELECT format('CREATE DATABASE %I OWNER {owner}', '{database}')
+ WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '{database}') \\gexec
+SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = '{database}';
+"""
+
+#: A database made before the roles (owned by the superuser, like all it
+#: holds) goes to the owner role, so that the owner can run the migrations
+#: that follow (0008 grants the service its part).
+_ADOPT_DATABASE = """\
+ALTER DATABASE {database} OWNER TO {owner};
+SELECT format('ALTER %s %s OWNER TO {owner}', kind, name) FROM (
+    SELECT CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW'
+                          WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END, c.oid::regclass::text
+      FROM pg_class AS c
+     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', 'S', 'v', 'm')
+       AND NOT EXISTS (SELECT FROM pg_depend AS d WHERE d.classid = 'pg_class'::regclass
+                          AND d.objid = c.oid AND d.deptype IN ('a', 'i', 'e'))
+    UNION ALL
+    SELECT CASE p.prokind WHEN 'a' THEN 'AGGREGATE' ELSE 'ROUTINE' END, p.oid::regprocedure::text
+      FROM pg_proc AS p
+     WHERE p.pronamespace = 'public'::regnamespace
+       AND NOT EXISTS (SELECT FROM pg_depend AS d WHERE d.classid = 'pg_proc'::regclass
+                          AND d.objid = p.oid AND d.deptype = 'e')
+) AS owned (kind, name) \\gexec
+"""
 
 
 class EmbeddedServerError(RuntimeError):
@@ -50,6 +115,36 @@ def wait_for_port(
     raise EmbeddedServerError(f"nothing answered on port {port} within {timeout:.0f} s")
 
 
+def scram_verifier(password: str, iterations: int = 4096) -> str:
+    """The SCRAM-SHA-256 verifier PostgreSQL stores for ``password`` (RFC 5803):
+    given to ALTER ROLE, it keeps the password itself out of the server."""
+    salt = os.urandom(16)
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, iterations)
+    client_key = hmac.new(salted, b"Client Key", "sha256").digest()
+    server_key = hmac.new(salted, b"Server Key", "sha256").digest()
+
+    def b64(data: bytes) -> str:
+        return base64.b64encode(data).decode()
+
+    return (f"SCRAM-SHA-256${iterations}:{b64(salt)}"
+            f"${b64(hashlib.sha256(client_key).digest())}:{b64(server_key)}")
+
+
+def without_password(url: str) -> str:
+    """``url`` with its password, if any, replaced by ``***`` (for logs)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+def _give_to_server(path: Path, run_as: dict[str, object]) -> None:
+    """``path`` to the user the server runs as, when that is not us (``_run_as``)."""
+    if run_as:
+        os.chown(path, cast(int, run_as["user"]), cast(int, run_as["group"]))
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -66,6 +161,10 @@ class EmbeddedPostgres:
     PostgreSQL refuses to run as root; when we are root, it runs as the
     system user ``muggins_pg`` (created on first use).  A server already
     running on ``data_dir`` (``muggins up``) is reused, not started twice.
+
+    Every start makes sure of the roles, their passwords, the database and
+    ``pg_hba.conf``; so a data directory made before them (when everyone was
+    trusted) is brought up to date: its database goes to the owner role.
     """
 
     def __init__(self, data_dir: Path) -> None:
@@ -73,12 +172,60 @@ class EmbeddedPostgres:
         self.port: int | None = None
         #: True when start() found the server already running (``muggins up``).
         self.reused = False
+        #: Each role's password (``postgres-passwords.json``), read by start().
+        self.passwords: dict[str, str] = {}
 
     @property
     def url(self) -> str:
+        """The superuser's URL (administration and tests, never the service)."""
+        return self.url_for(PG_SUPERUSER)
+
+    @property
+    def owner_url(self) -> str:
+        """The owner role's URL: the migrations run with it."""
+        return self.url_for(OWNER_ROLE)
+
+    @property
+    def service_url(self) -> str:
+        """The service role's URL: the service connects with it."""
+        return self.url_for(SERVICE_ROLE)
+
+    def url_for(self, role: str, database: str = DATABASE) -> str:
+        """``database`` on this server as ``role``, password included."""
         if self.port is None:
             raise EmbeddedServerError("PostgreSQL is not running")
-        return f"postgresql://{PG_SUPERUSER}@127.0.0.1:{self.port}/{DATABASE}"
+        password = quote(self.passwords[role], safe="")
+        return f"postgresql://{role}:{password}@127.0.0.1:{self.port}/{database}"
+
+    @property
+    def passwords_file(self) -> Path:
+        return self.data_dir / PASSWORDS_FILE
+
+    def _load_passwords(self) -> dict[str, str]:
+        """The roles' passwords, made (once, readable by us only) if there are none."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        path = self.passwords_file
+        if not path.exists():
+            made = {role: secrets.token_urlsafe(24) for role in ROLES}
+            descriptor, draft = tempfile.mkstemp(dir=self.data_dir, prefix=".passwords-")
+            try:  # mkstemp's file is 0600; the link makes it appear whole or not at all
+                with os.fdopen(descriptor, "w") as out:
+                    json.dump(made, out)
+                with contextlib.suppress(FileExistsError):  # another process made it first
+                    os.link(draft, path)
+            finally:
+                os.unlink(draft)
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+        try:
+            passwords = json.loads(path.read_text())
+        except ValueError:
+            passwords = None
+        if not isinstance(passwords, dict) or not all(
+            isinstance(passwords.get(role), str) for role in ROLES
+        ):
+            raise EmbeddedServerError(f"{path} must hold a password for each of {ROLES}")
+        return {role: passwords[role] for role in ROLES}
 
     def _bin(self, name: str) -> str:
         # Found without importing the package, whose import-time set-up we do not need.
@@ -137,23 +284,22 @@ class EmbeddedPostgres:
         return int(lines[3]) if _pid_alive(int(lines[0])) else None
 
     def start(self, timeout: float = 60.0) -> str:
-        """Initialise the data directory if new, start the server, return its URL."""
+        """Initialise the data directory if new, start the server, set up (or
+        bring up to date) its roles and database; return the superuser's URL
+        (``owner_url`` and ``service_url`` are the others)."""
         pgdata = self.data_dir / "postgres"
         pgdata.mkdir(parents=True, exist_ok=True)
+        self.passwords = self._load_passwords()
         run_as = self._run_as()
         self._prepare_permissions(pgdata)
         running = self.running_port(pgdata)
         if running is not None:
             self.port = running
             self.reused = True
-            self._ensure_database()
+            self._set_up(pgdata, run_as)
             return self.url
         if not (pgdata / "PG_VERSION").exists():
-            self._check(
-                [self._bin("initdb"), "-D", str(pgdata), "--auth=trust", "-U", PG_SUPERUSER,
-                 "--encoding=UTF8", "--no-instructions"],
-                run_as, "initdb",
-            )
+            self._initdb(pgdata, run_as)
         self.port = free_port()
         options = f"-h 127.0.0.1 -p {self.port} -k {pgdata} -c fsync=on"
         self._check(
@@ -161,24 +307,71 @@ class EmbeddedPostgres:
              "-o", options, "-w", "-t", str(int(timeout)), "start"],
             run_as, "pg_ctl start",
         )
-        self._ensure_database()
+        self._set_up(pgdata, run_as)
         return self.url
 
-    def _ensure_database(self) -> None:
-        assert self.port is not None
-        exists = subprocess.run(
-            [self._bin("psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", PG_SUPERUSER,
-             "-d", "postgres", "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"],
-            capture_output=True, text=True, check=False,
-        )
-        if exists.returncode != 0:
-            raise EmbeddedServerError(f"cannot reach PostgreSQL: {exists.stderr.strip()}")
-        if exists.stdout.strip() != "1":
-            subprocess.run(
-                [self._bin("createdb"), "-h", "127.0.0.1", "-p", str(self.port),
-                 "-U", PG_SUPERUSER, DATABASE],
-                capture_output=True, text=True, check=True,
+    def _initdb(self, pgdata: Path, run_as: dict[str, object]) -> None:
+        """A new cluster whose superuser has its password, and our pg_hba.conf,
+        before the server first starts: nobody is ever trusted."""
+        descriptor, pwfile = tempfile.mkstemp(dir=self.data_dir, prefix=".pwfile-")
+        try:
+            with os.fdopen(descriptor, "w") as out:
+                out.write(self.passwords[PG_SUPERUSER] + "\n")
+            _give_to_server(Path(pwfile), run_as)  # its user reads it; it stays 0600
+            self._check(
+                [self._bin("initdb"), "-D", str(pgdata), "--auth=scram-sha-256",
+                 f"--pwfile={pwfile}", "-U", PG_SUPERUSER, "--encoding=UTF8",
+                 "--no-instructions"],
+                run_as, "initdb",
             )
+        finally:
+            os.unlink(pwfile)
+        self._write_hba(pgdata, run_as)
+
+    def _write_hba(self, pgdata: Path, run_as: dict[str, object]) -> bool:
+        """Our pg_hba.conf in ``pgdata``; False if it was there already."""
+        hba = pgdata / "pg_hba.conf"
+        if hba.exists() and hba.read_text() == PG_HBA:
+            return False
+        hba.write_text(PG_HBA)
+        hba.chmod(0o600)
+        _give_to_server(hba, run_as)
+        return True
+
+    def _set_up(self, pgdata: Path, run_as: dict[str, object]) -> None:
+        """The roles, their passwords and the database; then pg_hba.conf (a
+        server that trusted everyone reloads it: it is the last step, as the
+        superuser needs its password set first)."""
+        verifiers = {role: scram_verifier(self.passwords[role]) for role in ROLES}
+        owner = self._psql(_SET_UP_ROLES.format(
+            owner=OWNER_ROLE, service=SERVICE_ROLE, superuser=PG_SUPERUSER, database=DATABASE,
+            owner_verifier=verifiers[OWNER_ROLE], service_verifier=verifiers[SERVICE_ROLE],
+            superuser_verifier=verifiers[PG_SUPERUSER],
+        ), "postgres")
+        if owner != OWNER_ROLE:  # made before the roles were
+            self._psql(_ADOPT_DATABASE.format(database=DATABASE, owner=OWNER_ROLE), DATABASE)
+        if self._write_hba(pgdata, run_as):
+            self._check([self._bin("pg_ctl"), "-D", str(pgdata), "reload"], run_as,
+                        "pg_ctl reload")
+
+    def _psql(self, script: str, database: str) -> str:
+        """Run ``script`` (on stdin: the passwords in it appear in no process
+        list) as the superuser; its output, stripped."""
+        assert self.port is not None
+        result = subprocess.run(
+            [self._bin("psql"), "-X", "-w", "-q", "-tA", "-v", "ON_ERROR_STOP=1",
+             "-h", "127.0.0.1", "-p", str(self.port), "-U", PG_SUPERUSER, "-d", database],
+            input=script, capture_output=True, text=True, check=False,
+            env={**os.environ, "PGPASSWORD": self.passwords[PG_SUPERUSER],
+                 "PGCONNECT_TIMEOUT": "10"},
+        )
+        if result.returncode != 0:
+            error = result.stderr.strip()
+            if "password authentication failed" in error:
+                error += (f" ({self.passwords_file} does not hold the passwords this data "
+                          "directory was set up with)")
+            raise EmbeddedServerError(f"cannot set up PostgreSQL: {error}")
+        return result.stdout.strip()
 
     def stop(self) -> None:
         pgdata = self.data_dir / "postgres"

@@ -22,14 +22,25 @@ class SettingsError(ValueError):
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    #: postgresql://user@host:port/db; None: start the embedded server.
+    #: postgresql://user@host:port/db, as the service's role (muggins_service:
+    #: docs/eventstore.md, "Roles"); None: start the embedded server.
     database_url: str | None = None
+    #: The same database as the role that owns the schema (muggins_owner):
+    #: migrations run with it.  None: they run with ``database_url``.
+    migration_database_url: str | None = None
     #: nats://host:port (comma-separate a cluster's servers); None: start the embedded server.
     nats_url: str | None = None
     #: Where embedded servers keep their data.
     data_dir: str = ".muggins"
     log_format: LogFormat = "auto"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+    def __post_init__(self) -> None:
+        if self.migration_database_url is not None and self.database_url is None:
+            raise SettingsError(
+                "migration_database_url needs database_url: the embedded server "
+                "(no database_url) makes its own roles and URLs"
+            )
 
     @property
     def data_path(self) -> Path:
@@ -38,6 +49,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
 
 _ENVIRONMENT = {
     "MUGGINS_DATABASE_URL": "database_url",
+    "MUGGINS_MIGRATION_DATABASE_URL": "migration_database_url",
     "MUGGINS_NATS_URL": "nats_url",
     "MUGGINS_DATA_DIR": "data_dir",
     "MUGGINS_LOG_FORMAT": "log_format",

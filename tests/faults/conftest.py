@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from muggins.embedded import EmbeddedNats
+from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
 from muggins.eventstore.store import EventStore
 from tests.faults.harness import Launcher, store_at
 from tests.integration.conftest import (  # noqa: F401  (the same real servers)
     database_url,
     nats_server,
     postgres,
+    role_url,
     servers_dir,
 )
 
@@ -23,7 +25,9 @@ from tests.integration.conftest import (  # noqa: F401  (the same real servers)
 def launcher(
     tmp_path: Path, database_url: str, nats_server: EmbeddedNats  # noqa: F811  (fixtures)
 ) -> Iterator[Launcher]:
-    the_launcher = Launcher(tmp_path, database_url, nats_server.url)
+    # The service as deployed: its own role, the migrations as the owner.
+    the_launcher = Launcher(tmp_path, role_url(database_url, SERVICE_ROLE), nats_server.url,
+                            migration_url=role_url(database_url, OWNER_ROLE))
     try:
         yield the_launcher
     finally:

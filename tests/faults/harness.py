@@ -84,6 +84,10 @@ def serve_arguments(*, bot_delay: float, hand_pause: float | None = None,
         arguments += ["--hand-pause", str(hand_pause)]
     if grace_period is not None and "--grace-period" in known:
         arguments += ["--grace-period", str(grace_period)]
+    # The load comes from one address here (loopback): no per-address quota.
+    for quota in ("--tables-per-minute", "--sockets-per-address"):
+        if quota in known:
+            arguments += [quota, "1000000"]
     return arguments
 
 
@@ -113,8 +117,11 @@ class ServiceProcess:
 
     def __init__(self, folder: Path, name: str, database_url: str, nats_url: str,
                  arguments: Sequence[str], port: int | None = None,
-                 log_level: str = "info") -> None:
+                 log_level: str = "info", migration_url: str | None = None) -> None:
         self.folder = folder
+        #: The owner role's URL the migrations run with (the service's own
+        #: role may not change the schema).
+        self.migration_url = migration_url
         self.log_level = log_level
         self.name = name
         self.database_url = database_url
@@ -141,6 +148,8 @@ class ServiceProcess:
         env.update(MUGGINS_DATABASE_URL=self.database_url, MUGGINS_NATS_URL=self.nats_url,
                    MUGGINS_LOG_FORMAT="json", MUGGINS_LOG_LEVEL=self.log_level,
                    MUGGINS_DATA_DIR=str(self.folder / "data"))
+        if self.migration_url is not None:
+            env["MUGGINS_MIGRATION_DATABASE_URL"] = self.migration_url
         log_path = self.folder / f"{self.name}-{len(self.logs) + 1}.log"
         self.logs.append(log_path)
         with open(log_path, "wb") as log:
@@ -190,17 +199,20 @@ class ServiceProcess:
 class Launcher:
     """Service processes for one test, every one stopped at the end."""
 
-    def __init__(self, folder: Path, database_url: str, nats_url: str) -> None:
+    def __init__(self, folder: Path, database_url: str, nats_url: str,
+                 migration_url: str | None = None) -> None:
         self.folder = folder
         self.database_url = database_url
         self.nats_url = nats_url
+        self.migration_url = migration_url
         self.services: list[ServiceProcess] = []
 
     def service(self, name: str, *, bot_delay: float, hand_pause: float | None = None,
                 grace_period: float | None = None) -> ServiceProcess:
         arguments = serve_arguments(bot_delay=bot_delay, hand_pause=hand_pause,
                                     grace_period=grace_period)
-        service = ServiceProcess(self.folder, name, self.database_url, self.nats_url, arguments)
+        service = ServiceProcess(self.folder, name, self.database_url, self.nats_url, arguments,
+                                 migration_url=self.migration_url)
         self.services.append(service)
         return service
 

@@ -1,6 +1,11 @@
 """Real PostgreSQL and NATS for the integration tests: started once per test
 session from the same embedded packages the service uses; each test gets a
-fresh database and an empty JetStream stream."""
+fresh database and an empty JetStream stream.
+
+PostgreSQL has the roles a deployment has (docs/eventstore.md, "Roles"):
+the migrations run as the owner role, the event store and the service
+connect as the service's role, and the superuser's URL is left to tests
+that inspect or tamper with the database behind the service's back."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
@@ -16,8 +22,8 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
 from muggins.bus.jetstream import STREAM_NAME, connect, ensure_stream
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres
-from muggins.eventstore.migrations import upgrade
+from muggins.embedded import PG_SUPERUSER, EmbeddedNats, EmbeddedPostgres
+from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE, upgrade_at
 from muggins.eventstore.store import EventStore, create_pool
 
 Server = TypeVar("Server", EmbeddedPostgres, EmbeddedNats)
@@ -35,9 +41,24 @@ def _running(server: Server) -> Iterator[Server]:
     server.stop()
 
 
+#: The session's PostgreSQL servers by port, for ``role_url``.
+_POSTGRES: dict[int, EmbeddedPostgres] = {}
+
+
 @pytest.fixture(scope="session")
 def postgres(servers_dir: Path) -> Iterator[EmbeddedPostgres]:
-    yield from _running(EmbeddedPostgres(servers_dir / "pg"))
+    for server in _running(EmbeddedPostgres(servers_dir / "pg")):
+        assert server.port is not None
+        _POSTGRES[server.port] = server
+        yield server
+        del _POSTGRES[server.port]
+
+
+def role_url(url: str, role: str) -> str:
+    """The database of ``url`` (on this session's PostgreSQL) as ``role``."""
+    parts = urlsplit(url)
+    assert parts.port is not None
+    return _POSTGRES[parts.port].url_for(role, parts.path.lstrip("/"))
 
 
 @pytest.fixture(scope="session")
@@ -47,29 +68,47 @@ def nats_server(servers_dir: Path) -> Iterator[EmbeddedNats]:
 
 @pytest.fixture
 async def database_url(postgres: EmbeddedPostgres) -> AsyncIterator[str]:
+    """A fresh database, owned by the owner role and not migrated yet: the
+    superuser's URL (``role_url`` gives the others)."""
     name = f"t_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(postgres.url.rsplit("/", 1)[0] + "/postgres")
+    admin = await asyncpg.connect(postgres.url_for(PG_SUPERUSER, "postgres"))
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        yield postgres.url.rsplit("/", 1)[0] + f"/{name}"
+        await admin.execute(f'CREATE DATABASE "{name}" OWNER {OWNER_ROLE}')
+        yield postgres.url_for(PG_SUPERUSER, name)
         await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
     finally:
         await admin.close()
 
 
 @pytest.fixture
+def migration_database_url(database_url: str) -> str:
+    """The owner role's URL of ``database_url``: the migrations run with it."""
+    return role_url(database_url, OWNER_ROLE)
+
+
+@pytest.fixture
+def service_database_url(pool: asyncpg.Pool, database_url: str) -> str:
+    """The service role's URL of ``database_url``, migrated."""
+    return role_url(database_url, SERVICE_ROLE)
+
+
+@pytest.fixture
 async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """The database migrated (as the owner role); a pool of the superuser's."""
+    await upgrade_at(role_url(database_url, OWNER_ROLE))
     the_pool = await create_pool(database_url, max_size=24)
-    await upgrade(the_pool)
     yield the_pool
     await the_pool.close()
 
 
 @pytest.fixture
-async def store(pool: asyncpg.Pool) -> AsyncIterator[EventStore]:
-    the_store = EventStore(pool)
+async def store(pool: asyncpg.Pool, database_url: str) -> AsyncIterator[EventStore]:
+    """The event store as the service uses it: connected as the service's role."""
+    service_pool = await create_pool(role_url(database_url, SERVICE_ROLE), max_size=24)
+    the_store = EventStore(service_pool)
     yield the_store
     await the_store.close()
+    await service_pool.close()
 
 
 @pytest.fixture

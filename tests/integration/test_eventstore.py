@@ -3,19 +3,67 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import random
 import re
 import time
+import uuid
+from typing import get_args
 
 import asyncpg
+import msgspec
 import pytest
 
 from muggins.eventstore.migrations import MIGRATIONS, applied_versions, upgrade
-from muggins.eventstore.store import ConcurrencyError, EventStore, StoreUnavailable, create_pool
-from muggins.rules.events import Passed, PointsScored, TileDrawn, TilePlayed
+from muggins.eventstore.store import (
+    GENESIS_CHAIN,
+    ConcurrencyError,
+    EventStore,
+    RecordedEvent,
+    StoreUnavailable,
+    canonical_json,
+    chain_link,
+    create_pool,
+    event_digest,
+    recorded_at_text,
+)
+from muggins.rules.events import AnyEvent, Event, Passed, PointsScored, TileDrawn, TilePlayed
+from muggins.rules.presets import preset
+from muggins.rules.shuffle import game_seed_from_text
 from muggins.rules.tiles import Tile
+from muggins.selfplay import make_bots, play_game
 from muggins.sql import migration_files
+from muggins.table_events import (
+    AnyTableEvent,
+    BotAtSeat,
+    BotTookOver,
+    GameBegun,
+    PlayerReturned,
+    SeatTaken,
+    TableOpened,
+)
 
 MOVE = [TilePlayed(1, 0, Tile(1, 4), 0, 10, None), PointsScored(1, 0, 0, 10, "count")]
+#: Strings canonical JSON must get right: every escape, letters beyond ASCII,
+#: beyond the BMP, and the separators JavaScript once had to escape.
+AWKWARD = "".join(chr(c) for c in range(1, 128)) + "é✓😀\u2028\u2029\ufeff中"
+
+
+def chain_breaks(recorded: list[RecordedEvent]) -> int | None:
+    """The position of the first event whose stored chain value the definition
+    (docs/fairness.md) does not give, each stream chained on its own; None if none."""
+    previous: dict[str, bytes] = {}
+    for r in sorted(recorded, key=lambda r: (r.stream_id, r.stream_version)):
+        digest = event_digest(
+            stream_id=r.stream_id, stream_version=r.stream_version, event_type=r.event_type,
+            payload=bytes(r.payload), audience=r.audience, actor=r.actor,
+            correlation_id=r.correlation_id, causation_id=r.causation_id, event_id=r.event_id)
+        expected = chain_link(previous.get(r.stream_id, GENESIS_CHAIN), digest, r.position,
+                              recorded_at_text(r.recorded_at))
+        if r.chain != expected:
+            return r.position
+        previous[r.stream_id] = expected
+    return None
 
 
 async def test_migrations_apply_once_and_match_the_files(pool: asyncpg.Pool) -> None:
@@ -29,7 +77,7 @@ async def test_migrations_apply_once_and_match_the_files(pool: asyncpg.Pool) -> 
     }
     assert columns == {
         "position", "event_id", "stream_id", "stream_version", "event_type", "payload",
-        "audience", "actor", "correlation_id", "causation_id", "recorded_at",
+        "audience", "actor", "correlation_id", "causation_id", "recorded_at", "chain",
     }
 
 
@@ -50,6 +98,15 @@ async def test_append_then_read_back(store: EventStore) -> None:
     assert await store.stream_version("nothing-here") == 0
     assert [r.position for r in await store.read_all(1, limit=2)] == [2, 3]
     assert await store.head_position() == 4
+    # Each event chained on the one before it in its stream (docs/fairness.md).
+    assert all(r.chain is None for r in recorded)  # the database computes it
+    assert chain_breaks(stream) is None
+    assert stream[2].chain == chain_link(
+        stream[1].chain or b"", event_digest(
+            stream_id="table-a", stream_version=3, event_type="TileDrawn",
+            payload=msgspec.json.encode(drawn), audience="seat:1", actor="system",
+            correlation_id=None, causation_id=None, event_id=stream[2].event_id),
+        stream[2].position, recorded_at_text(stream[2].recorded_at))
 
 
 async def test_two_writers_at_the_same_version_exactly_one_wins(
@@ -88,6 +145,7 @@ async def test_a_conflict_in_one_batch_does_not_fail_the_others(store: EventStor
     assert await store.stream_version("c2") == 0
     positions = [r.position for r in await store.read_all(0)]
     assert positions == [1, 2, 3, 4]
+    assert chain_breaks(await store.read_all(0)) is None
 
 
 async def test_twenty_writers_then_a_catch_up_reader_sees_everything_once_in_order(
@@ -136,6 +194,8 @@ async def test_twenty_writers_then_a_catch_up_reader_sees_everything_once_in_ord
         versions = [e.stream_version for e in everything if e.stream_id == stream]
         assert versions == list(range(1, version + 1))
     assert seen_live == list(range(1, len(seen_live) + 1))
+    # Many streams' batches in each call: every stream is still its own chain.
+    assert chain_breaks(everything) is None
 
 
 @pytest.mark.parametrize(
@@ -164,3 +224,77 @@ async def test_stream_ids_become_subject_tokens(store: EventStore) -> None:
 async def test_unreachable_database_is_a_clear_error() -> None:
     with pytest.raises(StoreUnavailable, match=re.escape("cannot reach PostgreSQL at 127.0.0.1:9")):
         await create_pool("postgresql://postgres@127.0.0.1:9/none")
+
+
+def every_event_type() -> list[Event]:
+    """At least one event of every type, game and table, with awkward text."""
+    events: list[Event] = []
+    for name, seats in (("playelephant", 2), ("muggins", 3), ("block", 4), ("classic-muggins", 2)):
+        game_seed = game_seed_from_text(f"canonical/{name}")
+        events += play_game(preset(name, seats, False), game_seed,
+                            make_bots(["greedy"] * seats, game_seed))
+    rules = preset("five-up", 4, True)
+    events += [
+        TableOpened(ruleset=rules, turn_clock_seconds=20, bots=(BotAtSeat(1, "greedy"),)),
+        SeatTaken(seat=0, player_id=str(uuid.uuid4()), name=AWKWARD),
+        GameBegun(game=1),
+        BotTookOver(seat=0, reason="clock", game=1, version=12, hand=1, for_the_hand=True),
+        PlayerReturned(seat=0, reason="back"),
+    ]
+    covered = {type(event) for event in events}
+    assert covered == {*get_args(AnyEvent), *get_args(AnyTableEvent)}
+    return events
+
+
+def awkward_values() -> list[object]:
+    generator = random.Random(7)
+    letters = [c for c in range(1, 0x2FFFF) if not 0xD800 <= c <= 0xDFFF]
+    strings = ["".join(chr(generator.choice(letters)) for _ in range(generator.randint(0, 12)))
+               for _ in range(300)]
+    return [
+        AWKWARD, "", 0, -1, 2**62, -(2**62), True, False, None, [], {}, [[], {}, [None]],
+        {"z": 1, "Z": 2, "_": 3, "a": {"é": 1, "e": [2, {"b": 0, "a": 1}]}, "aa": 4, "A": 5},
+        {string: index for index, string in enumerate(strings[:50])},
+        strings,
+    ]
+
+
+async def test_the_database_canonical_json_is_the_applications(pool: asyncpg.Pool) -> None:
+    """Migration 0007 chains the events stored before it with its own canonical
+    JSON: byte for byte the application's, and Python's plain json module's."""
+    values = [msgspec.to_builtins(e) for e in every_event_type()] + awkward_values()
+    texts = [json.dumps(value) for value in values]
+    in_sql = await pool.fetch(
+        "SELECT canonical_json(v) AS text FROM unnest($1::jsonb[]) WITH ORDINALITY AS x (v, n) "
+        "ORDER BY n", texts)
+    for value, row in zip(values, in_sql, strict=True):
+        plain = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        assert canonical_json(value) == plain.encode("utf-8")
+        assert row["text"] == plain
+
+
+async def test_the_database_chains_every_event_type_as_the_application_does(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    events = every_event_type()
+    version = 0
+    for start in range(0, len(events), 7):
+        batch = events[start : start + 7]
+        command = str(uuid.uuid4()) if start % 2 else None
+        await store.append("every-type", version, batch, actor="system",
+                           correlation_id=command, causation_id=command)
+        version += len(batch)
+    mismatched = await pool.fetch(
+        """SELECT position FROM (
+               SELECT position, chain,
+                      event_chain(decode(repeat('00', 32), 'hex'),
+                                  event_digest(stream_id, stream_version, event_type, payload,
+                                               audience, actor, correlation_id, causation_id,
+                                               event_id),
+                                  position, chain_time(recorded_at))
+                          OVER (PARTITION BY stream_id ORDER BY stream_version) AS again
+                 FROM events) AS chained
+            WHERE chain IS DISTINCT FROM again""")
+    assert mismatched == []
+    assert await pool.fetchval("SELECT count(*) FROM events") == len(events)
+    assert chain_breaks(await store.read_all(0, limit=10_000)) is None

@@ -14,7 +14,14 @@ from muggins.eventstore.store import EventStore
 from muggins.replay.record import RecordError, StoredEvent, hands_of
 from muggins.replay.show import show_lines
 from muggins.replay.source import encode_record, export_hand, load_game, read_record
-from muggins.replay.verify import rebuilt_hands, verify_game, verify_record
+from muggins.replay.verify import (
+    GameVerdict,
+    Problem,
+    check_stream_order,
+    rebuilt_hands,
+    verify_game,
+    verify_record,
+)
 from muggins.rules.events import TilePlayed
 from muggins.rules.presets import PRESETS, seatings
 from tests.replays.games import store_game
@@ -60,6 +67,17 @@ async def first_version(pool: asyncpg.Pool, table: str, event_type: str, extra: 
     return int(version)
 
 
+def rules_problem(verdict: GameVerdict) -> Problem:
+    """The first problem the rules found (the hash chain reports first, in the
+    stream's problems, the same event as the first changed one)."""
+    return next(p for h in verdict.hands for p in h.problems)
+
+
+def chain_caught(verdict: GameVerdict, version: int) -> bool:
+    first = verdict.problems[0]
+    return first.version == version and "is the first changed event" in first.message
+
+
 async def test_a_changed_score_is_caught_and_named(store: EventStore, pool: asyncpg.Pool) -> None:
     await store_game(store, "t-score", "playelephant")
     version = await first_version(pool, "t-score", "PointsScored")
@@ -68,9 +86,10 @@ async def test_a_changed_score_is_caught_and_named(store: EventStore, pool: asyn
                          WHERE stream_id = 't-score' AND stream_version = $1""", version)
     verdict = verify_game(await load_game(store, "t-score"))
     assert not verdict.ok
-    first = verdict.problems[0]
-    assert first.version == version
-    assert "the score the rules give" in first.message and "points is" in first.message
+    assert chain_caught(verdict, version)
+    problem = rules_problem(verdict)
+    assert problem.version == version
+    assert "the score the rules give" in problem.message and "points is" in problem.message
 
 
 async def test_a_changed_tile_is_caught_and_named(store: EventStore, pool: asyncpg.Pool) -> None:
@@ -115,8 +134,9 @@ async def test_a_deleted_draw_with_versions_renumbered_is_still_caught(
         )
         await connection.execute("ALTER TABLE events ENABLE TRIGGER events_append_only_rows")
     verdict = verify_game(await load_game(store, "t-renum"))
-    assert not verdict.stream_problems  # the numbering looks fine ...
-    problem = verdict.problems[0]  # ... but the rules know a draw belongs there
+    assert not check_stream_order(await load_game(store, "t-renum"))  # the numbering looks fine,
+    assert chain_caught(verdict, version)  # but the chain shows the change ...
+    problem = rules_problem(verdict)  # ... and the rules know a draw belongs there
     assert problem.version == version and "draws" in problem.message
 
 
@@ -126,8 +146,9 @@ async def test_a_changed_deal_or_seed_is_caught(store: EventStore, pool: asyncpg
     await tamper(pool, """UPDATE events SET payload = jsonb_set(payload, '{tiles,0}', '[6, 6]')
                          WHERE stream_id = 't-deal' AND stream_version = $1""", deal)
     verdict = verify_game(await load_game(store, "t-deal"))
-    assert verdict.problems[0].version == deal
-    assert "the deal the seed gives" in verdict.problems[0].message
+    assert chain_caught(verdict, deal)
+    assert rules_problem(verdict).version == deal
+    assert "the deal the seed gives" in rules_problem(verdict).message
 
     await store_game(store, "t-seed", "playelephant")
     ended = await first_version(pool, "t-seed", "HandEnded")
@@ -139,8 +160,9 @@ async def test_a_changed_deal_or_seed_is_caught(store: EventStore, pool: asyncpg
         "ab" * 32,
     )
     verdict = verify_game(await load_game(store, "t-seed"))
-    assert verdict.problems[0].version == ended
-    assert "does not match the commitment" in verdict.problems[0].message
+    assert chain_caught(verdict, ended)
+    assert rules_problem(verdict).version == ended
+    assert "does not match the commitment" in rules_problem(verdict).message
 
 
 async def test_tampered_files_are_caught(store: EventStore, tmp_path: Path) -> None:

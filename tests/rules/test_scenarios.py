@@ -278,6 +278,24 @@ def test_fives_and_threes_counts_cribbage_points_and_one_for_the_hand() -> None:
     assert scored(events) == [("count", 0, 1), ("domino", 0, 1)]
 
 
+SEED_004_PRESETS = ["sniff", "five-up", "all-threes", "fives-and-threes", "classic-muggins"]
+
+
+@pytest.mark.parametrize("name", SEED_004_PRESETS)
+def test_seed_004_deals_seven_tiles_each_to_three_players(name: str) -> None:
+    # seed 004: "Cada jugador toma cinco fichas, cuando juega con cuatro jugadores o más,
+    # o siete cuando juega con dos o tres.  El resto se aparta para formar el cementerio."
+    for seats, partners, each in ((2, False, 7), (3, False, 7), (4, False, 5), (4, True, 5)):
+        rules = preset(name, seats, partners)
+        assert rules.tiles_per_seat == each
+        state, _ = start_game(rules)
+        state, _ = apply(state, StartHand(seed="34" * 32))
+        assert state.hand is not None
+        assert [len(hand) for hand in state.hand.hands] == [each] * seats
+        assert len(state.hand.boneyard) == 28 - each * seats  # 7 left with three players
+    assert preset("muggins", 3).tiles_per_seat == 5  # seed 002's own deal is unchanged
+
+
 class TestMugginsRule:
     rules = preset("classic-muggins", 2)
 

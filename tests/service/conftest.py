@@ -15,6 +15,7 @@ import uvicorn
 
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.embedded import EmbeddedNats, free_port
+from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
 from muggins.settings import Settings
 from muggins.tables.app import create_app
 from muggins.tables.runtime import ServiceOptions
@@ -22,6 +23,7 @@ from tests.integration.conftest import (  # noqa: F401  (the same real servers)
     database_url,
     nats_server,
     postgres,
+    role_url,
     servers_dir,
 )
 
@@ -39,14 +41,19 @@ class Running:
 
 
 FAST = ServiceOptions(
-    bot_delay=0.0, hand_pause=0.0, grace_period=30.0, commands_per_second=1000, command_burst=1000
+    bot_delay=0.0, hand_pause=0.0, grace_period=30.0, commands_per_second=1000, command_burst=1000,
+    tables_per_minute=10_000, sockets_per_address=10_000,
 )
 
 
 @contextlib.asynccontextmanager
 async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = FAST
                 ) -> AsyncIterator[Running]:
-    settings = Settings(database_url=url_of_database, nats_url=nats_url, log_level="warning")
+    """The service on the database of ``url_of_database`` (any role's URL), as a
+    deployment runs it: connected as the service's role, migrating as the owner's."""
+    settings = Settings(database_url=role_url(url_of_database, SERVICE_ROLE),
+                        migration_database_url=role_url(url_of_database, OWNER_ROLE),
+                        nats_url=nats_url, log_level="warning")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     options = dataclasses.replace(options, base_url=url)

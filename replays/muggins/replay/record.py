@@ -24,11 +24,38 @@ RECORD_FORMAT = "muggins-hand-record"
 RECORD_FORMAT_VERSION = 1
 
 
-class StoredEvent(msgspec.Struct, frozen=True):
-    """An event with its version in the game's stream."""
+class StoredFields(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The rest of an event's row in the store: everything the stream's hash
+    chain covers besides the version and the payload (docs/fairness.md,
+    "Tamper evidence: the hash chain")."""
+
+    position: int
+    stream_id: str
+    event_id: str
+    event_type: str
+    audience: str
+    actor: str
+    correlation_id: str | None
+    causation_id: str | None
+    #: The commit time as the chain hashes it: UTC, e.g. 2026-12-01T09:30:00.123456Z.
+    recorded_at: str
+    #: The chain value of the stream's event before this one (hex).
+    previous: str
+    #: The chain value after this event (hex).
+    chain: str
+    #: The payload exactly as stored (the chain hashes it).  Read from the
+    #: store, always; in a record file only where it is not the same JSON as
+    #: ``event`` (an event stored before a field was added to its type).
+    payload: msgspec.Raw | None = None
+
+
+class StoredEvent(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An event with its version in the game's stream, and the rest of its
+    row when it was read from the store (None: a record from before the chain)."""
 
     version: int
     event: AnyEvent
+    stored: StoredFields | None = None
 
 
 class StateBefore(msgspec.Struct, frozen=True):

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
 
-from muggins.eventstore.store import EventStore
+from muggins.eventstore.store import (
+    GENESIS_CHAIN,
+    EventStore,
+    RecordedEvent,
+    canonical_json,
+    recorded_at_text,
+)
 from muggins.replay.record import (
     HandRecord,
     RecordError,
     StateBefore,
     StoredEvent,
+    StoredFields,
     decisions_of,
     record_decoder,
     ruleset_of,
@@ -38,7 +46,34 @@ async def load_game(store: EventStore, table: str) -> list[StoredEvent]:
     recorded = await store.read_stream(table)
     if not recorded:
         raise RecordError(f"there is no table {table!r} in the event store")
-    return [StoredEvent(r.stream_version, r.event()) for r in recorded]
+    return stored_events(recorded)
+
+
+def stored_events(recorded: Sequence[RecordedEvent]) -> list[StoredEvent]:
+    """A whole stream as read from the store, each event with the rest of its
+    row and the chain value before it, so that its hash chain can be checked."""
+    entries = []
+    previous = GENESIS_CHAIN
+    for r in recorded:
+        if r.chain is None:
+            raise RecordError(f"{r.stream_id} event {r.stream_version} has no chain value")
+        fields = StoredFields(
+            position=r.position,
+            stream_id=r.stream_id,
+            event_id=r.event_id,
+            event_type=r.event_type,
+            audience=r.audience,
+            actor=r.actor,
+            correlation_id=r.correlation_id,
+            causation_id=r.causation_id,
+            recorded_at=recorded_at_text(r.recorded_at),
+            previous=previous.hex(),
+            chain=r.chain.hex(),
+            payload=r.payload,
+        )
+        entries.append(StoredEvent(r.stream_version, r.event(), fields))
+        previous = r.chain
+    return entries
 
 
 async def game_streams(store: EventStore, table: str) -> list[tuple[int, str]]:
@@ -107,8 +142,19 @@ def export_hand(stored: list[StoredEvent], table: str, hand: int) -> HandRecord:
         seed=ended.seed,
         commitment=started.commitment,
         decisions=decisions_of(events),
-        events=list(entries),
+        events=[_without_same_payload(entry) for entry in entries],
     )
+
+
+def _without_same_payload(entry: StoredEvent) -> StoredEvent:
+    """The entry for a record file: the stored payload only where ``event``
+    does not already say exactly the same (docs/replays.md)."""
+    stored = entry.stored
+    if stored is None or stored.payload is None:
+        return entry
+    if canonical_json(msgspec.json.decode(stored.payload)) != canonical_json(entry.event):
+        return entry
+    return msgspec.structs.replace(entry, stored=msgspec.structs.replace(stored, payload=None))
 
 
 def encode_record(record: HandRecord) -> bytes:

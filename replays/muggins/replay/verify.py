@@ -1,7 +1,8 @@
 """Checking a game's record: the seed against its commitment, the deal and
 every draw against the seed, every move against the rules, every score and
 bonus against the rules, and the stream itself (nothing missing, repeated or
-out of order).  Pure: it reads events and says what it found."""
+out of order, and every stored field as it was appended: the hash chain).
+Pure: it reads events and says what it found."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 
 import msgspec
 
+from muggins.eventstore.store import chain_link, event_digest
 from muggins.playbyplay import summary
 from muggins.replay.record import (
     RECORD_FORMAT,
@@ -93,6 +95,56 @@ def check_stream_order(stored: Sequence[StoredEvent]) -> list[Problem]:
             problems.append(Problem(missing, version=entry.version))
             expected = entry.version + 1
     return problems
+
+
+def check_chain(entries: Sequence[StoredEvent], hand: int | None = None) -> list[Problem]:
+    """Recompute the stream's hash chain from the stored fields (docs/fairness.md,
+    "Tamper evidence: the hash chain") and name the first event that does not
+    give the chain value it was appended with.  Entries with no stored fields
+    (a record from before the chain) are not checked."""
+    if all(entry.stored is None for entry in entries):
+        return []
+
+    def changed(entry: StoredEvent, why: str) -> list[Problem]:
+        name = type(entry.event).__name__
+        return [Problem(f"{name} (“{summary(entry.event)}”) is the first changed event: {why}",
+                        hand=hand, version=entry.version)]
+
+    previous: str | None = None
+    for entry in entries:
+        stored = entry.stored
+        if stored is None:
+            return changed(entry, "it carries no hash chain value, though the events around "
+                                  "it do")
+        if previous is not None and stored.previous != previous:
+            return changed(entry, "the chain value it follows is not the one of the event "
+                                  "before it (an event between them was removed, or one of "
+                                  "them changed)")
+        try:
+            digest = event_digest(
+                stream_id=stored.stream_id,
+                stream_version=entry.version,
+                event_type=stored.event_type,
+                payload=stored.payload if stored.payload is not None
+                else msgspec.json.encode(entry.event),
+                audience=stored.audience,
+                actor=stored.actor,
+                correlation_id=stored.correlation_id,
+                causation_id=stored.causation_id,
+                event_id=stored.event_id,
+            )
+            link = chain_link(
+                bytes.fromhex(stored.previous), digest, stored.position, stored.recorded_at
+            ).hex()
+        except (ValueError, msgspec.DecodeError):  # not hex, not JSON: changed all the same
+            link = None
+        if link != stored.chain:
+            return changed(entry, "its stored fields do not give the hash chain value it was "
+                                  "appended with (its payload, type, audience, actor, ids, "
+                                  "version, position or commit time was edited, or its chain "
+                                  "value, or an event before it was removed)")
+        previous = stored.chain
+    return []
 
 
 def _difference(stored: Event, rebuilt: Event) -> str:
@@ -233,7 +285,7 @@ def game_start_of(stored: Sequence[StoredEvent]) -> tuple[GameState, list[Event]
 def verify_game(stored: Sequence[StoredEvent], only_hand: int | None = None) -> GameVerdict:
     """Check a whole game's stream, or one hand of it (every hand is rebuilt in
     order, since each hand starts from the one before)."""
-    stream_problems = tuple(check_stream_order(stored))
+    stream_problems = (*check_stream_order(stored), *check_chain(stored))
     state, opening = game_start_of(stored)
     if stored[0].event != opening[0]:
         stream_problems += (Problem("GameStarted is malformed", version=stored[0].version),)
@@ -280,6 +332,14 @@ def verify_record(record: HandRecord) -> HandVerdict:
     if not record.events:
         raise RecordError("the record holds no events")
     problems = list(check_stream_order_within(record.events))
+    problems += check_chain(record.events, record.hand)
+    streams = {entry.stored.stream_id for entry in record.events if entry.stored}
+    if streams - {record.table}:
+        problems.append(Problem(
+            f"the record names {record.table!r}, but its events were stored in "
+            + ", ".join(repr(stream) for stream in sorted(streams)),
+            hand=record.hand,
+        ))
     verdict, _ = verify_hand(
         record.before.game_state(record.ruleset), record.events, record.hand
     )

@@ -14,7 +14,8 @@ from contextlib import asynccontextmanager
 import structlog
 from litestar import Litestar, Request, Response, get, websocket
 from litestar.connection import WebSocket
-from litestar.exceptions import HTTPException
+from litestar.exceptions import HTTPException, WebSocketDisconnect
+from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath
 from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_503_SERVICE_UNAVAILABLE
@@ -28,7 +29,7 @@ from muggins.streams import is_table_id
 from muggins.tables import http
 from muggins.tables.errors import TRANSIENT
 from muggins.tables.play_socket import PlaySession
-from muggins.tables.protocol import ErrorMessage, Health, encode
+from muggins.tables.protocol import Health
 from muggins.tables.runtime import ServiceOptions
 from muggins.tables.watch import table_events, watch_socket
 
@@ -70,18 +71,22 @@ async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg
 async def play_socket(socket: WebSocket, table_id: FromPath[str]) -> None:  # type: ignore[type-arg]
     await socket.accept()
     if not is_table_id(table_id):
-        with contextlib.suppress(Exception):
-            await socket.send_data(encode(ErrorMessage(
-                "no-such-table", "there is no such table")).decode())
-            await socket.close(1008, "no such table")
+        await http.refuse_socket(socket, "no-such-table", "there is no such table")
         return
     runtime = http.runtime_of(socket)
-    session = PlaySession(socket, runtime, table_id)
-    runtime.sessions.add(session)
-    try:
-        await session.run()
-    finally:
-        runtime.sessions.discard(session)
+    with runtime.sockets.slot(http.client_address(socket)) as allowed:
+        if not allowed:
+            await http.refuse_socket(socket, "too-many-sockets",
+                                "too many connections from your address")
+            return
+        session = PlaySession(socket, runtime, table_id)
+        runtime.sessions.add(session)
+        try:
+            await session.run()
+        except WebSocketDisconnect:
+            pass  # closed by the client, or by us for breaking the protocol
+        finally:
+            runtime.sessions.discard(session)
 
 
 def create_app(
@@ -121,6 +126,14 @@ def create_app(
                          "detail": "the service cannot reach its database just now: try again"},
                         status_code=HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": "2"})
 
+    def creates_a_table(request: Request) -> bool:  # type: ignore[type-arg]
+        return request.method == "POST" and request.url.path == "/tables"
+
+    # Per address and per process: behind a proxy, the proxy must pass the
+    # client's address on (uvicorn --proxy-headers) or every player is one.
+    table_quota = RateLimitConfig(rate_limit=("minute", service_options.tables_per_minute),
+                                  check_throttle_handler=creates_a_table)
+
     readers: list[ControllerRouterHandler] = [
         http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
         http.lobby, http.table_view, http.leaderboard, metrics,
@@ -132,6 +145,7 @@ def create_app(
         exception_handlers={RecursionError: too_deep, HTTPException: refused,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
+        middleware=[table_quota.middleware],
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=OpenAPIConfig(title="muggins", version="0.1.0", path="/schema"),
         debug=False,

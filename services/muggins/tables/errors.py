@@ -39,6 +39,11 @@ class BadToken(Refusal, PermissionError):
     status = 403
 
 
+class TooManySockets(Refusal):
+    code = "too-many-sockets"
+    status = 429
+
+
 class StaleView(IllegalMove):
     code = "stale-view"
 

@@ -8,6 +8,9 @@ unknown one, and every refusal answers 4xx with a stable ``code``.
 
 from __future__ import annotations
 
+import contextlib
+from typing import TypeVar
+
 import msgspec
 from litestar import Request, get, post
 from litestar.connection import WebSocket
@@ -21,8 +24,10 @@ from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
 from muggins.streams import is_table_id, table_stream
 from muggins.tables.errors import BadRequest, Refusal, TableNotFound
+from muggins.tables.limits import POLICY_VIOLATION
 from muggins.tables.protocol import (
     CreateTable,
+    ErrorMessage,
     LeaderboardLine,
     LeaderboardPage,
     Lobby,
@@ -35,12 +40,14 @@ from muggins.tables.protocol import (
     SeatSummary,
     TableInfo,
     TakeSeat,
+    encode,
 )
 from muggins.tables.runtime import Runtime
 from muggins.tables.seating import seating_history
 
 #: The deepest leaderboard page anyone may ask for (beyond it: 400).
 MAX_PAGE = 100_000
+Body = TypeVar("Body", CreateTable, TakeSeat)
 
 
 def runtime_of(request: Request | WebSocket) -> Runtime:  # type: ignore[type-arg]
@@ -52,6 +59,16 @@ def checked_id(table_id: str) -> str:
     if not is_table_id(table_id):
         raise TableNotFound("there is no such table: a table id is 4 to 32 letters and digits")
     return table_id
+
+
+def client_address(connection: Request | WebSocket) -> str:  # type: ignore[type-arg]
+    return connection.client.host if connection.client else "unknown"
+
+
+async def refuse_socket(socket: WebSocket, code: str, message: str) -> None:  # type: ignore[type-arg]
+    with contextlib.suppress(Exception):
+        await socket.send_data(encode(ErrorMessage(code, message)).decode())
+        await socket.close(POLICY_VIOLATION, message[:120])
 
 
 def refused(error: Refusal | IllegalMove) -> HTTPException:
@@ -81,11 +98,23 @@ async def table_info(runtime: Runtime, table_id: str, language: Language = "en")
     )
 
 
+async def strictly(request: Request, kind: type[Body]) -> Body:  # type: ignore[type-arg]
+    """The request's body decoded strictly: litestar has already checked it
+    against ``kind``, but leniently ("2" passes for 2, "false" for false);
+    the documented types are the only ones accepted."""
+    try:
+        return msgspec.json.decode(await request.body(), type=kind)
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        raise refused(BadRequest(f"the body does not match the schema: {error}"[:300])) \
+            from None
+
+
 @post("/tables", summary="Create a table", description="A table from a preset, with bots.")
 async def create_table(
     request: Request, data: JSONBody[CreateTable]  # type: ignore[type-arg]
 ) -> TableInfo:
     runtime = runtime_of(request)
+    data = await strictly(request, CreateTable)
     try:
         table = await runtime.seating.open_table(data)
     except Refusal as error:
@@ -136,6 +165,7 @@ async def take_seat(
     data: JSONBody[TakeSeat],
 ) -> SeatGranted:
     runtime = runtime_of(request)
+    data = await strictly(request, TakeSeat)
     try:
         granted, table = await runtime.seating.take_seat(checked_id(table_id), seat, data)
     except Refusal as error:
@@ -144,18 +174,24 @@ async def take_seat(
     return msgspec.structs.replace(granted, play_link=runtime.play_socket_link(table_id))
 
 
-@get("/lobby", summary="Open tables with free seats, and tables being played")
+@get("/lobby", summary="Open tables with free seats, and tables being played",
+     description="Open tables page by page (`page`, `limit` a page), tables where "
+                 "somebody already waits first; the newest tables being played.")
 async def lobby(
-    request: Request, limit: FromQuery[int] = 50  # type: ignore[type-arg]
+    request: Request,  # type: ignore[type-arg]
+    limit: FromQuery[int] = 50,
+    page: FromQuery[int] = 1,
 ) -> Lobby:
+    if not 1 <= page <= MAX_PAGE:
+        raise refused(BadRequest(f"page is 1 to {MAX_PAGE}"))
     runtime = runtime_of(request)
     limit = max(1, min(limit, 200))
     pool = runtime.infra.pool
     open_tables = [
         LobbyTable(row["table_id"], msgspec.json.decode(row["ruleset"])["preset"],
-                   row["seats"], row["free"], runtime.share_link(row["table_id"]))
-        for row in await pool.fetch(VIEW_QUERIES["open_tables"], limit)
-        if row["free"] > 0
+                   row["seats"], row["free"], runtime.share_link(row["table_id"]),
+                   row["people"])
+        for row in await pool.fetch(VIEW_QUERIES["open_tables"], limit, (page - 1) * limit)
     ]
     playing = [
         PlayingTable(row["table_id"], row["game"], row["version"],
@@ -163,7 +199,8 @@ async def lobby(
                      runtime.watch_link(row["table_id"]), list(row["names"] or []))
         for row in await pool.fetch(VIEW_QUERIES["playing"], limit)
     ]
-    return Lobby(open_tables, playing)
+    total = await pool.fetchval(VIEW_QUERIES["open_tables_count"])
+    return Lobby(open_tables, playing, page, total)
 
 
 @get("/tables/{table_id:str}/view", summary="The public view of a table's game (read model)")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 
 import msgspec
 import structlog
@@ -27,6 +26,7 @@ from muggins.rules.game import decide
 from muggins.streams import spectators_subject
 from muggins.tables.errors import TRANSIENT, Refusal, StaleView
 from muggins.tables.follower import GameFollower
+from muggins.tables.limits import POLICY_VIOLATION, Strikes, TokenBucket
 from muggins.tables.protocol import (
     Back,
     CallMugginsMessage,
@@ -64,10 +64,10 @@ class PlaySession:
         self.seat = -1
         self.follower = GameFollower(table_id, runtime.infra.bus, runtime.infra.store, self)
         self.subscriptions: list[BusSubscription] = []
-        self.rate = runtime.options.commands_per_second
-        self.burst = runtime.options.command_burst
-        self.tokens = self.burst
-        self.refilled = time.monotonic()
+        self.commands = TokenBucket(runtime.options.commands_per_second,
+                                    runtime.options.command_burst)
+        #: Refused messages: past the limit the socket is closed.
+        self.strikes = Strikes()
         self.send_lock = asyncio.Lock()
         #: What the last view showed: (game, version, table version, spectators).
         self.last_view: tuple[int, int, int, int] | None = None
@@ -231,17 +231,15 @@ class PlaySession:
         try:
             return client_message_decoder.decode(raw)
         except (msgspec.ValidationError, msgspec.DecodeError) as error:
-            await self.fail("bad-message", str(error))
+            await self.strike("bad-message", str(error)[:300])
             return None
 
-    def allowed(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.refilled) * self.rate)
-        self.refilled = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+    async def strike(self, code: str, message: str) -> None:
+        """Tell the client what was refused; past the limit, close the socket."""
+        if self.strikes.add():
+            await self.fail(code, "too many refused messages: goodbye", POLICY_VIOLATION)
+            raise WebSocketDisconnect(detail="closed for too many refused messages")
+        await self.send(ErrorMessage(code, message, self.follower.version))
 
     async def receive_loop(self) -> None:
         while True:
@@ -249,8 +247,8 @@ class PlaySession:
             message = await self.decode(raw)
             if message is None:
                 continue
-            if not self.allowed():
-                await self.fail("rate-limited", "too many messages: slow down")
+            if not self.commands.take():
+                await self.strike("rate-limited", "too many messages: slow down")
                 continue
             try:
                 await self.handle(message)

@@ -184,6 +184,8 @@ class LobbyTable(msgspec.Struct, frozen=True):
     seats: int
     free_seats: int
     link: str
+    #: People already sitting there, waiting for the others.
+    waiting: int = 0
 
 
 class PlayingTable(msgspec.Struct, frozen=True):
@@ -197,8 +199,12 @@ class PlayingTable(msgspec.Struct, frozen=True):
 
 
 class Lobby(msgspec.Struct, frozen=True):
+    #: One page of the tables with free seats, those with people waiting first.
     open: list[LobbyTable]
     playing: list[PlayingTable]
+    page: int = 1
+    #: How many tables have free seats (all pages).
+    open_total: int = 0
 
 
 class PublicTableView(msgspec.Struct, frozen=True):

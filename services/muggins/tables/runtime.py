@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from muggins.tables.limits import SocketsPerAddress
 from muggins.tables.next_step import Timings
 
 if TYPE_CHECKING:
@@ -41,6 +42,10 @@ class ServiceOptions:
     command_burst: float = 20.0
     #: How often this process looks for tables with a step due.
     poll_interval: float = 0.25
+    #: Tables one client address may create a minute (429 beyond).
+    tables_per_minute: int = 30
+    #: WebSockets and event streams one client address may hold open at once.
+    sockets_per_address: int = 64
     #: Randomness for hand seeds (the OS by default; tests may fix it).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(32))
 
@@ -62,6 +67,7 @@ class Runtime:
     projectors: list[ProjectorRunner] = field(default_factory=list)
     #: Every open seat socket (closed with a reason at shutdown).
     sessions: set[Any] = field(default_factory=set)
+    sockets: SocketsPerAddress = field(default_factory=lambda: SocketsPerAddress(64))
 
     def share_link(self, table_id: str) -> str:
         return f"{self.options.base_url.rstrip('/')}/play/{table_id}"

@@ -27,6 +27,7 @@ from muggins.eventstore.store import ConcurrencyError, Due, EventStore, Recorded
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.events import Event
 from muggins.rules.presets import preset
+from muggins.rules.ruleset import Ruleset
 from muggins.sql import load_queries
 from muggins.streams import table_stream
 from muggins.table_events import (
@@ -59,6 +60,35 @@ MAX_CACHED_TABLES = 5000
 #: Attempts at an append that another request keeps beating.
 APPEND_ATTEMPTS = 5
 log = structlog.get_logger(__name__)
+
+
+#: Knobs a table sets with their own fields, or never: not through overrides.
+NOT_OVERRIDABLE = frozenset({"preset", "seats", "partnerships"})
+
+
+def table_rules(request: CreateTable) -> Ruleset:
+    """The table's ruleset: the preset for its seating, with the overrides.
+
+    A ruleset that differs from the preset's own in any knob is "custom": it
+    says so in its name, and no leaderboard rates its games.
+    """
+    unknown = request.overrides.keys() - Ruleset.__struct_fields__
+    if unknown:
+        shown = ", ".join(sorted(repr(key[:30]) for key in unknown)[:5])
+        raise BadRequest(f"unknown rule knob(s): {shown}")
+    clash = NOT_OVERRIDABLE & request.overrides.keys()
+    if clash:
+        raise BadRequest(f"{', '.join(sorted(clash))} cannot be overridden: the preset is "
+                         "named by `preset`, the seating by `seats` and `partnerships`")
+    try:
+        exact = preset(request.preset, request.seats, request.partnerships)
+        ruleset = preset(request.preset, request.seats, request.partnerships,
+                         **request.overrides)
+    except InvalidRuleset as error:
+        raise BadRequest(str(error)[:300]) from None
+    if ruleset != exact:
+        ruleset = msgspec.structs.replace(ruleset, preset="custom")
+    return ruleset
 
 
 def token_hash(token: str) -> bytes:
@@ -156,11 +186,7 @@ class Seating:
     # ------------------------------------------------------------ changes
 
     async def open_table(self, request: CreateTable) -> Table:
-        try:
-            ruleset = preset(request.preset, request.seats, request.partnerships,
-                             **request.overrides)
-        except InvalidRuleset as error:
-            raise BadRequest(str(error)) from None
+        ruleset = table_rules(request)
         bots = {bot.seat: bot.level for bot in request.bots}
         if any(seat >= ruleset.seats for seat in bots):
             raise BadRequest(f"bot seats must be between 0 and {ruleset.seats - 1}")

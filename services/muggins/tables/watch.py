@@ -32,9 +32,16 @@ from muggins.eventstore.store import EventStore
 from muggins.logs import log_context
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.streams import spectators_subject
-from muggins.tables.errors import TRANSIENT, BadRequest, Refusal
+from muggins.tables.errors import TRANSIENT, BadRequest, Refusal, TooManySockets
 from muggins.tables.follower import GameFollower
-from muggins.tables.http import checked_id, refused, runtime_of
+from muggins.tables.http import (
+    checked_id,
+    client_address,
+    refuse_socket,
+    refused,
+    runtime_of,
+)
+from muggins.tables.limits import POLICY_VIOLATION, Strikes, TokenBucket
 from muggins.tables.protocol import (
     ErrorMessage,
     EventMessage,
@@ -60,6 +67,9 @@ COUNT_EVERY = 10.0
 #: Seconds between SSE comments that keep idle connections (and proxies) open.
 SSE_KEEPALIVE = 15.0
 MAX_MESSAGE_BYTES = 4096
+#: Resends ("since") a spectator may ask for: a burst, then this many a second.
+SINCE_BURST = 3
+SINCE_PER_SECOND = 1.0
 
 
 @dataclass(eq=False)
@@ -339,6 +349,15 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds, table_id:
                 return
             await socket.send_data(message.json)
 
+    resends = TokenBucket(SINCE_PER_SECOND, SINCE_BURST)
+    strikes = Strikes()
+
+    async def refuse(code: str, text: str) -> None:
+        if strikes.add():
+            await socket.close(POLICY_VIOLATION, "too many refused messages")
+            raise WebSocketDisconnect(detail="closed for too many refused messages")
+        await socket.send_data(encode(ErrorMessage(code, text)).decode())
+
     async def receive_loop() -> None:
         while True:
             raw = await socket.receive_data(mode="text")
@@ -346,14 +365,18 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds, table_id:
             if len(raw) <= MAX_MESSAGE_BYTES:
                 with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
                     message = client_message_decoder.decode(raw)
-            if isinstance(message, Since):
-                replaced = current[0]
-                current[0] = feed.join(message.version, feed.game)
-                feed.leave(replaced)
-                replaced.offer(None)  # wakes the send loop, which moves to the new place
+            if not isinstance(message, Since):
+                await refuse("spectator", "spectators watch: they cannot play")
                 continue
-            await socket.send_data(encode(ErrorMessage(
-                "spectator", "spectators watch: they cannot play")).decode())
+            # One resend in flight at a time, and a few a second: a loop of
+            # "since 0" must not turn the feed into an amplifier.
+            if not current[0].queue.empty() or not resends.take():
+                await refuse("rate-limited", "one resend at a time: wait for the last")
+                continue
+            replaced = current[0]
+            current[0] = feed.join(message.version, feed.game)
+            feed.leave(replaced)
+            replaced.offer(None)  # wakes the send loop, which moves to the new place
 
     with log_context(table=table_id, reader="spectator"):
         tasks = [asyncio.create_task(send_loop()), asyncio.create_task(receive_loop())]
@@ -375,11 +398,17 @@ async def watch_socket(
     since: FromQuery[int | None] = None,
 ) -> None:
     await socket.accept()
+    runtime = runtime_of(socket)
     try:
         checked_id(table_id)
         if since is not None and since < 0:
             raise BadRequest("since is a version: 0 or more")
-        await _watch_socket_loop(socket, runtime_of(socket).feeds, table_id, since)
+        with runtime.sockets.slot(client_address(socket)) as allowed:
+            if not allowed:
+                await refuse_socket(socket, "too-many-sockets",
+                                    "too many connections from your address")
+                return
+            await _watch_socket_loop(socket, runtime.feeds, table_id, since)
     except Refusal as error:
         with contextlib.suppress(Exception):
             await socket.send_data(encode(ErrorMessage(error.code, str(error))).decode())
@@ -416,11 +445,18 @@ async def table_events(
     since: FromQuery[str | None] = None,
 ) -> ServerSentEvent:
     game, version = _resume_point(request.headers.get("last-event-id"), since)
-    feeds = runtime_of(request).feeds
+    runtime = runtime_of(request)
+    feeds = runtime.feeds
+    address = client_address(request)
+    if not runtime.sockets.take(address):
+        raise refused(TooManySockets("too many connections from your address"))
     try:
         feed, spectator = await feeds.join(checked_id(table_id), version, game)
-    except Refusal as error:
-        raise refused(error) from None
+    except BaseException as error:
+        runtime.sockets.give_back(address)
+        if isinstance(error, Refusal):
+            raise refused(error) from None
+        raise
 
     async def messages() -> AsyncIterator[ServerSentEventMessage]:
         try:
@@ -435,6 +471,7 @@ async def table_events(
                 yield ServerSentEventMessage(data=message.json, event=message.kind,
                                              id=message.event_id)
         finally:
+            runtime.sockets.give_back(address)
             await feeds.leave(feed, spectator)
 
     return ServerSentEvent(messages(), headers={"Cache-Control": "no-store",

@@ -1,10 +1,10 @@
 -- name: append
 SELECT batch, first_position, current_version, recorded_at
-  FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
+  FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
 
 -- name: read_stream
 SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
-       audience, actor, correlation_id, causation_id, recorded_at
+       audience, actor, correlation_id, causation_id, recorded_at, chain
   FROM events
  WHERE stream_id = $1 AND stream_version > $2
  ORDER BY stream_version
@@ -12,7 +12,7 @@ SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
 
 -- name: read_all
 SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
-       audience, actor, correlation_id, causation_id, recorded_at
+       audience, actor, correlation_id, causation_id, recorded_at, chain
   FROM events
  WHERE position > $1
  ORDER BY position

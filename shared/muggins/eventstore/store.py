@@ -5,6 +5,11 @@ round trip, one transaction.  A global advisory lock, held until commit,
 hands out positions one transaction at a time, so positions are gap-free and
 in commit order: a catch-up reader that has seen position n never later finds
 an event below n (docs/eventstore.md).
+
+Each stream is a hash chain (migration 0007, docs/fairness.md): the
+application hashes each event's content (``event_digest``), the database
+chains the digests with the position and commit time it assigns
+(``chain_link``), so an edit to any stored field shows.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import hashlib
 import re
 import uuid
 from collections.abc import Sequence
@@ -58,9 +64,66 @@ class RecordedEvent(msgspec.Struct, frozen=True, gc=False):
     correlation_id: str | None
     causation_id: str | None
     recorded_at: datetime.datetime
+    #: The stream's hash chain after this event (``chain_link``).  Every read
+    #: carries it; what ``append`` returns does not (the database computes it).
+    chain: bytes | None = None
 
     def event(self) -> AnyEvent:
         return event_decoder.decode(self.payload)
+
+
+#: The chain value "before the first event" of every stream.
+GENESIS_CHAIN = bytes(32)
+
+
+def canonical_json(value: object) -> bytes:
+    """RFC 8785 canonical JSON for what events hold (integers, strings,
+    booleans, null, arrays, objects): keys sorted, no whitespace, UTF-8;
+    the same bytes as Python's ``json.dumps(value, sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False)`` (tested)."""
+    return _encode_sorted(value)
+
+
+def event_digest(
+    *,
+    stream_id: str,
+    stream_version: int,
+    event_type: str,
+    payload: bytes | str,
+    audience: str,
+    actor: str,
+    correlation_id: str | None,
+    causation_id: str | None,
+    event_id: str,
+) -> bytes:
+    """SHA-256 of the canonical JSON of everything the application stores of
+    an event; ``payload`` is the event's JSON (any key order or spacing)."""
+    content = {
+        "actor": actor,
+        "audience": audience,
+        "causation_id": causation_id,
+        "correlation_id": correlation_id,
+        "event_id": event_id,
+        "event_type": event_type,
+        "payload": msgspec.json.decode(payload),
+        "stream_id": stream_id,
+        "stream_version": stream_version,
+    }
+    return hashlib.sha256(canonical_json(content)).digest()
+
+
+def recorded_at_text(recorded_at: datetime.datetime) -> str:
+    """A commit time as the chain hashes it: UTC, microseconds, ``Z``."""
+    return recorded_at.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def chain_link(previous: bytes, digest: bytes, position: int, recorded_at: str) -> bytes:
+    """The chain value after an event (as the SQL function ``event_chain_link``
+    computes it): SHA-256 of the previous value, the event's digest, and its
+    position and commit time (``recorded_at_text``) as ASCII."""
+    return hashlib.sha256(
+        previous + digest + f"{position} {recorded_at}".encode()
+    ).digest()
 
 
 def audience_label(who: Audience) -> str:
@@ -68,6 +131,7 @@ def audience_label(who: Audience) -> str:
 
 
 _encode = msgspec.json.Encoder().encode
+_encode_sorted = msgspec.json.Encoder(order="sorted").encode
 
 
 def _valid_stream_id(stream_id: str) -> None:
@@ -91,6 +155,7 @@ def _record(row: asyncpg.Record) -> RecordedEvent:
         correlation_id=str(row[8]) if row[8] else None,
         causation_id=str(row[9]) if row[9] else None,
         recorded_at=row[10],
+        chain=row[11],
     )
 
 
@@ -136,6 +201,8 @@ class _PendingAppend(msgspec.Struct):
     event_types: list[str]
     payloads: list[str]
     audiences: list[str]
+    #: event_digest of each event, for the hash chain.
+    digests: list[bytes]
     actor: str
     correlation_id: uuid.UUID | None
     causation_id: uuid.UUID | None
@@ -181,16 +248,38 @@ class EventStore:
         _valid_stream_id(stream_id)
         if not events:
             return []
+        event_ids = [uuid.uuid4() for _ in events]
+        correlation = uuid.UUID(correlation_id) if correlation_id else None
+        causation = uuid.UUID(causation_id) if causation_id else None
+        event_types = [type(event).__name__ for event in events]
+        payloads = [_encode(event).decode() for event in events]
+        audiences = [audience_label(audience(event)) for event in events]
+        digests = [
+            event_digest(
+                stream_id=stream_id,
+                stream_version=expected_version + index + 1,
+                event_type=event_types[index],
+                payload=payloads[index],
+                audience=audiences[index],
+                actor=actor,
+                # As PostgreSQL writes a uuid: lowercase, with hyphens.
+                correlation_id=str(correlation) if correlation else None,
+                causation_id=str(causation) if causation else None,
+                event_id=str(event_ids[index]),
+            )
+            for index in range(len(events))
+        ]
         pending = _PendingAppend(
             stream_id=stream_id,
             expected_version=expected_version,
-            event_ids=[uuid.uuid4() for _ in events],
-            event_types=[type(event).__name__ for event in events],
-            payloads=[_encode(event).decode() for event in events],
-            audiences=[audience_label(audience(event)) for event in events],
+            event_ids=event_ids,
+            event_types=event_types,
+            payloads=payloads,
+            audiences=audiences,
+            digests=digests,
             actor=actor,
-            correlation_id=uuid.UUID(correlation_id) if correlation_id else None,
-            causation_id=uuid.UUID(causation_id) if causation_id else None,
+            correlation_id=correlation,
+            causation_id=causation,
             due=due,
             done=asyncio.get_running_loop().create_future(),
         )
@@ -259,6 +348,7 @@ class EventStore:
                 [t for p in batch for t in p.event_types],
                 [x for p in batch for x in p.payloads],
                 [a for p in batch for a in p.audiences],
+                [d for p in batch for d in p.digests],
                 [p.due.key if p.due else None for p in batch],
                 [p.due.seconds if p.due else None for p in batch],
                 [p.due.earliest if p.due else False for p in batch],

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import msgspec
 from openskill.models import PlackettLuce
 
+from muggins.rules.errors import InvalidRuleset
 from muggins.rules.events import (
     Event,
     GameEnded,
@@ -25,6 +26,8 @@ from muggins.rules.events import (
     PointsScored,
     SeatedPlayer,
 )
+from muggins.rules.presets import PRESETS, preset
+from muggins.rules.ruleset import Ruleset
 
 NAME = "leaderboard"
 
@@ -73,10 +76,23 @@ def new_standing(preset: str, player: SeatedPlayer) -> Standing:
     return Standing(preset, player.player_id, player.name, player.bot, fresh.mu, fresh.sigma)
 
 
+def is_rated(rules: Ruleset) -> bool:
+    """Whether a game under ``rules`` is rated: only under a preset's exact
+    rules for its seating.  A table with any knob changed (a lower target,
+    fewer tiles) is custom, and a custom game's results say nothing about
+    the preset's board."""
+    if rules.preset not in PRESETS:
+        return False
+    try:
+        return rules == preset(rules.preset, rules.seats, rules.partnerships)
+    except InvalidRuleset:
+        return False
+
+
 def tally(current: GameTally | None, stream_id: str, event: Event) -> GameTally | None:
     """The game's tally after one more of its events (None: not a rated game)."""
     match event:
-        case GameStarted(players=players) if players:
+        case GameStarted(players=players) if players and is_rated(event.ruleset):
             rules = event.ruleset
             seats = rules.seats
             return GameTally(stream_id, rules.preset, players,

@@ -41,12 +41,22 @@ SELECT v.table_id, v.game, v.version, v.public_view::text AS public_view,
  WHERE v.phase IN ('playing', 'between-hands') ORDER BY v.updated_at DESC LIMIT $1;
 
 -- name: open_tables
+-- Tables waiting for people: those where somebody already sits first (a
+-- person is waiting), then the newest.
 SELECT t.table_id, t.ruleset::text AS ruleset, count(*) FILTER (WHERE s.name IS NULL) AS free,
-       count(*) AS seats
+       count(*) AS seats, count(*) FILTER (WHERE s.player_id IS NOT NULL) AS people
   FROM tables t JOIN seats s USING (table_id)
  WHERE t.game_number = 0
  GROUP BY t.table_id, t.ruleset::text, t.created_at
- ORDER BY t.created_at DESC LIMIT $1;
+HAVING count(*) FILTER (WHERE s.name IS NULL) > 0
+ ORDER BY count(*) FILTER (WHERE s.player_id IS NOT NULL) > 0 DESC, t.created_at DESC,
+          t.table_id
+ LIMIT $1 OFFSET $2;
+
+-- name: open_tables_count
+SELECT count(*) FROM tables AS t
+ WHERE t.game_number = 0
+   AND EXISTS (SELECT 1 FROM seats AS s WHERE s.table_id = t.table_id AND s.name IS NULL);
 
 -- name: load_tallies
 SELECT stream_id, version, tally::text FROM leaderboard_games WHERE stream_id = ANY ($1);

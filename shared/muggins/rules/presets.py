@@ -105,11 +105,22 @@ def _block(seats: int, partnerships: bool) -> Ruleset:
     return _single_hand("block", 7 if seats == 2 else 5, False, seats, partnerships)
 
 
+def _seed_004_tiles(seats: int) -> int:
+    # seed 004: "Cada jugador toma cinco fichas, cuando juega con cuatro jugadores
+    # o más, o siete cuando juega con dos o tres" (seed 002's muggins deals 5 to 3).
+    return 7 if seats <= 3 else 5
+
+
 def _muggins_family(name: str, **changes: Any) -> Callable[[int, bool], Ruleset]:
     """A seed-004 relative of Muggins: the muggins preset with a few knobs turned."""
 
     def build(seats: int, partnerships: bool) -> Ruleset:
-        return msgspec.structs.replace(_muggins(seats, partnerships), preset=name, **changes)
+        return msgspec.structs.replace(
+            _muggins(seats, partnerships),
+            preset=name,
+            tiles_per_seat=_seed_004_tiles(seats),
+            **changes,
+        )
 
     return build
 
@@ -119,6 +130,7 @@ def _classic_muggins(seats: int, partnerships: bool) -> Ruleset:
     return msgspec.structs.replace(
         _muggins(seats, partnerships),
         preset="classic-muggins",
+        tiles_per_seat=_seed_004_tiles(seats),
         target=200 if seats == 2 else 150,
         muggins_rule=True,
     )
@@ -129,6 +141,7 @@ def _fives_and_threes(seats: int, partnerships: bool) -> Ruleset:
     return msgspec.structs.replace(
         _muggins(seats, partnerships),
         preset="fives-and-threes",
+        tiles_per_seat=_seed_004_tiles(seats),
         scoring="fives-and-threes",
         hand_award="one-point",
         blocked_award="opponents",
@@ -149,6 +162,7 @@ PRESETS: dict[str, Callable[[int, bool], Ruleset]] = {
     "fives-and-threes": _fives_and_threes,
     "classic-muggins": _classic_muggins,
 }
+
 
 def preset(
     name: str = DEFAULT_PRESET,

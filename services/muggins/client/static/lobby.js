@@ -8,6 +8,8 @@ let presets = [];
 // changes, even through a seating it does not allow.
 let wanted = null;
 let boardPage = 1;
+let openPage = 1;
+const OPEN_PER_PAGE = 30;
 const PER_PAGE = 20;
 
 let presetRequest = 0;
@@ -92,13 +94,19 @@ async function createTable(event) {
 async function refreshTables() {
   let lobby;
   try {
-    lobby = await api("/lobby?limit=30");
+    lobby = await api(`/lobby?limit=${OPEN_PER_PAGE}&page=${openPage}`);
   } catch {
     return; // try again at the next refresh
   }
   const open = lobby.open.map((table) => el("li", {},
-    el("span", {}, `${table.preset} · `, t("lobby.freeSeats", { free: table.free_seats, seats: table.seats })),
+    el("span", {}, `${table.preset} · `, t("lobby.freeSeats", { free: table.free_seats, seats: table.seats }),
+      table.waiting ? el("span", { class: "badge" }, t("lobby.waiting", { n: table.waiting })) : null),
     el("a", { class: "button", href: `/play/${table.table_id}` }, t("lobby.join"))));
+  const pages = Math.max(1, Math.ceil(lobby.open_total / OPEN_PER_PAGE));
+  $("open-pager").hidden = pages <= 1;
+  $("open-page").textContent = t("board.page", { page: openPage });
+  $("open-prev").disabled = openPage <= 1;
+  $("open-next").disabled = openPage >= pages;
   $("open-tables").replaceChildren(...(open.length ? open : [el("li", { class: "muted" }, t("lobby.none"))]));
   const playing = lobby.playing.map((table) => el("li", {},
     el("span", {}, table.names.map((name) => name ?? "?").join(" · "), " — ", table.view.scores.join(" : ")),
@@ -145,6 +153,8 @@ async function start() {
   $("board-preset").addEventListener("change", () => { boardPage = 1; refreshBoard(); });
   $("board-prev").addEventListener("click", () => { boardPage -= 1; refreshBoard(); });
   $("board-next").addEventListener("click", () => { boardPage += 1; refreshBoard(); });
+  $("open-prev").addEventListener("click", () => { openPage -= 1; refreshTables(); });
+  $("open-next").addEventListener("click", () => { openPage += 1; refreshTables(); });
   await loadPresets();
   await Promise.all([refreshTables(), refreshBoard()]);
   setInterval(refreshTables, 5000);

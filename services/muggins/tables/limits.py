@@ -1,0 +1,86 @@
+"""What a hostile client may make the server do, bounded.
+
+HTTP requests are limited by litestar's own rate-limit middleware (table
+creation per address: app.py).  Inside a WebSocket, where no middleware
+reaches, each connection has a TokenBucket for what it may ask (commands, a
+spectator's resends) and Strikes for what it got wrong: past the limit the
+socket is closed with the policy code 1008.  Sockets per address are
+counted here too, per process.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+#: WebSocket close code for a client that broke the rules of the protocol.
+POLICY_VIOLATION = 1008
+
+
+class TokenBucket:
+    """``burst`` at once, then ``per_second``."""
+
+    def __init__(self, per_second: float, burst: float) -> None:
+        self.per_second = per_second
+        self.burst = burst
+        self.tokens = burst
+        self.refilled = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.refilled) * self.per_second)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Strikes:
+    """Bad messages a connection sent: past ``limit`` within ``window``
+    seconds it is closed (each one got an error reply until then)."""
+
+    def __init__(self, limit: int = 20, window: float = 60.0) -> None:
+        self.limit = limit
+        self.window = window
+        self._times: list[float] = []
+
+    def add(self) -> bool:
+        """Count one; True when that was one too many."""
+        now = time.monotonic()
+        self._times = [t for t in self._times if now - t < self.window]
+        self._times.append(now)
+        return len(self._times) > self.limit
+
+
+class SocketsPerAddress:
+    """Open WebSockets and event streams per client address, in this process."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: Counter[str] = Counter()
+
+    def take(self, address: str) -> bool:
+        """One more socket from ``address``; False (and nothing taken) past the limit."""
+        if self._open[address] >= self.limit:
+            return False
+        self._open[address] += 1
+        return True
+
+    def give_back(self, address: str) -> None:
+        self._open[address] -= 1
+        if self._open[address] <= 0:
+            del self._open[address]
+
+    @contextmanager
+    def slot(self, address: str) -> Iterator[bool]:
+        """A slot for one more socket from ``address`` (False: it has too many)."""
+        if not self.take(address):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            self.give_back(address)

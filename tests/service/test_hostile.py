@@ -1,0 +1,282 @@
+"""A hostile client against the running service on the real servers: no
+input answers 500, a refusal writes nothing, floods are throttled and then
+cut off, quotas hold, and the leaderboard cannot be farmed."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+import websockets
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from muggins.embedded import EmbeddedNats
+from tests.service.client import SeatClient
+from tests.service.conftest import FAST, Running, serve
+from tests.service.test_play import create, sit
+
+#: What the database holds that a refusal must not change.
+COUNTED = ("events", "players", "seat_tokens", "due", "presence")
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+    | st.floats(allow_nan=False) | st.text(max_size=40),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
+                                                                 max_size=4),
+    max_leaves=12,
+)
+#: Ids: real-looking, and every kind of wrong.
+ids = st.one_of(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789", min_size=1, max_size=40),
+    st.text(min_size=1, max_size=60),
+    st.sampled_from(["..", "a b", "a\tb", "x" * 4200, "*", ">", "a.b", "-g1", "abc-table"]),
+)
+create_bodies = st.one_of(
+    st.fixed_dictionaries({}, optional={
+        "preset": st.one_of(st.text(max_size=50), st.sampled_from(
+            ["playelephant", "muggins", "block", "draw", "five-up"]), json_values),
+        "seats": st.one_of(st.integers(-5, 10), st.text(max_size=3), json_values),
+        "partnerships": st.one_of(st.booleans(), st.sampled_from(["false", "true", 0, 1])),
+        "overrides": st.one_of(
+            st.dictionaries(st.sampled_from(["target", "max_pip", "seats", "name", "preset",
+                                             "partnerships", "tiles_per_seat", "muggins_rule",
+                                             "nonsense"]), json_values, max_size=3),
+            json_values),
+        "bots": st.one_of(st.lists(st.fixed_dictionaries(
+            {"seat": st.integers(-2, 6)}, optional={"level": st.text(max_size=8)}), max_size=5),
+            json_values),
+        "turn_clock_seconds": st.one_of(st.integers(-10, 10_000), json_values),
+    }),
+    json_values,
+)
+seat_bodies = st.one_of(
+    st.fixed_dictionaries({"name": st.one_of(st.text(max_size=60), json_values)}, optional={
+        "player": st.one_of(json_values, st.fixed_dictionaries(
+            {"player_id": st.text(max_size=70), "secret": st.text(max_size=140)}))}),
+    json_values,
+)
+queries = st.dictionaries(st.sampled_from(["limit", "page", "per_page", "preset", "lang",
+                                           "since"]),
+                          st.one_of(st.integers(-2**70, 2**70).map(str), st.text(max_size=30)),
+                          max_size=3)
+
+
+async def counts(service: Running) -> dict[str, int]:
+    pool = service.infra.pool
+    return {name: await pool.fetchval(f"SELECT count(*) FROM {name}") for name in COUNTED}
+
+
+async def test_no_request_answers_500_and_a_refusal_writes_nothing(
+    service: Running, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = await create(service, bots=[{"seat": 1}])
+    real = table["table_id"]
+    loop = asyncio.get_running_loop()
+    requests: list[tuple[str, str, Any, dict[str, str]]] = []
+
+    @settings(max_examples=1200, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def generate(data: st.DataObject) -> None:
+        # Percent-encoded: the server gets every character as it is (NUL, CR ...).
+        table_id = quote(data.draw(st.one_of(ids, st.just(real))), safe="")
+        route = data.draw(st.sampled_from(
+            ["create", "seat", "get", "view", "seating", "lobby", "leaderboard", "replay"]))
+        query = data.draw(queries)
+        if route == "create":
+            requests.append(("POST", "/tables", data.draw(create_bodies), query))
+        elif route == "seat":
+            seat = data.draw(st.one_of(st.integers(-3, 8), st.integers(2**40, 2**80)))
+            requests.append(("POST", f"/tables/{table_id}/seats/{seat}",
+                             data.draw(seat_bodies), query))
+        elif route == "replay":
+            game, hand = data.draw(st.integers(-2, 2**70)), data.draw(st.integers(-2, 2**70))
+            requests.append(("GET", f"/tables/{table_id}/games/{game}/hands/{hand}/replay",
+                             None, query))
+        else:
+            path = {"get": f"/tables/{table_id}", "view": f"/tables/{table_id}/view",
+                    "seating": f"/tables/{table_id}/seating", "lobby": "/lobby",
+                    "leaderboard": "/leaderboard"}[route]
+            requests.append(("GET", path, None, query))
+
+    generate()
+    assert len(requests) >= 1000
+    caplog.set_level(logging.ERROR)
+    for method, path, body, query in requests:
+        before = await counts(service)
+        response = await service.http.request(
+            method, path, params=query,
+            content=None if body is None else json.dumps(body).encode(),
+            headers={"content-type": "application/json"})
+        assert response.status_code < 500, (method, path, body, response.text)
+        if response.status_code >= 400:
+            assert await counts(service) == before, (method, path, body, response.text)
+            assert response.json().get("code"), response.text
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors]
+    del loop
+
+
+async def test_no_websocket_message_breaks_a_socket(
+    service: Running, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every message a seat or a spectator may send, and garbage: each gets
+    an answer or is a valid command; a socket is closed only for breaking
+    the protocol too often (1008), never for an error of ours (1011)."""
+    table = await create(service, bots=[{"seat": 1}])
+    table_id = table["table_id"]
+    granted = await sit(service, table_id, 0, "Fuzz")
+    messages: list[Any] = []
+
+    @settings(max_examples=300, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.one_of(
+        st.fixed_dictionaries({"type": st.sampled_from(
+            ["play", "muggins", "since", "rematch", "back", "hello", "nope"])},
+            optional={"tile": json_values, "end": json_values, "claim": json_values,
+                      "known_version": json_values, "version": json_values,
+                      "token": json_values}),
+        json_values))
+    def generate(message: Any) -> None:
+        messages.append(message)
+
+    generate()
+    caplog.set_level(logging.ERROR)
+    closes: list[int] = []
+    for reader in ("play", "watch"):
+        socket = None
+        for message in messages:
+            if socket is None:
+                socket = await websockets.connect(f"{service.ws_url}/tables/{table_id}/{reader}")
+                if reader == "play":
+                    await socket.send(json.dumps({"type": "hello", "token": granted["token"]}))
+            try:
+                await socket.send(json.dumps(message))
+                await asyncio.sleep(0.005)
+            except websockets.ConnectionClosed as closed:
+                closes.append(closed.rcvd.code if closed.rcvd else -1)
+                socket = None
+        if socket is not None:
+            await socket.close()
+    assert set(closes) <= {1008}, closes
+    # The table still plays: a fresh connection gets its view.
+    player = await SeatClient.connect(service.ws_url, table_id, granted["token"])
+    assert player.messages[0]["type"] == "welcome"
+    await player.close()
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors]
+
+
+async def test_garbage_frames_get_the_socket_closed(service: Running) -> None:
+    table = await create(service, bots=[{"seat": 1}])
+    granted = await sit(service, table["table_id"], 0, "Spam")
+    player = await SeatClient.connect(service.ws_url, table["table_id"], granted["token"])
+    with pytest.raises(websockets.ConnectionClosed) as closed:
+        for _ in range(2000):
+            await player.ws.send("{not json")
+        for _ in range(2000):
+            await player.receive(timeout=5)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    errors = [m for m in player.messages if m["type"] == "error"]
+    assert 0 < len(errors) <= 25, "each bad frame got its reply, up to the limit"
+
+
+async def test_a_spectator_looping_since_is_throttled_then_cut_off(service: Running) -> None:
+    table = await create(service, bots=[{"seat": 0}, {"seat": 1}])
+    async with websockets.connect(f"{service.ws_url}/tables/{table['table_id']}/watch",
+                                  max_size=2**22) as spectator:
+        received = 0
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            for _ in range(2000):
+                await spectator.send(json.dumps({"type": "since", "version": 0}))
+            while True:
+                await asyncio.wait_for(spectator.recv(), 10)
+                received += 1
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        # 2,000 resends asked: a handful granted, the rest refused, then closed.
+        assert received < 3000
+
+
+async def test_table_creation_beyond_the_quota_is_429(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    options = dataclasses.replace(FAST, tables_per_minute=5)
+    async with serve(database_url, nats_server.url, options) as service:
+        answers = [(await service.http.post("/tables", json={})).status_code
+                   for _ in range(7)]
+        assert answers[:5] == [201] * 5 and answers[5:] == [429, 429]
+        refused = await service.http.post("/tables", json={})
+        assert refused.json()["code"] == "rate-limited"
+        assert (await service.http.get("/lobby")).status_code == 200  # reading is not limited
+
+
+async def test_sockets_per_address_are_limited(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    options = dataclasses.replace(FAST, sockets_per_address=3)
+    async with serve(database_url, nats_server.url, options) as service:
+        table = await create(service, bots=[{"seat": 0}, {"seat": 1}])
+        url = f"{service.ws_url}/tables/{table['table_id']}/watch"
+        held = [await websockets.connect(url) for _ in range(3)]
+        async with websockets.connect(url) as extra:
+            reply = json.loads(await asyncio.wait_for(extra.recv(), 5))
+            while reply["type"] != "error":
+                reply = json.loads(await asyncio.wait_for(extra.recv(), 5))
+            assert reply["code"] == "too-many-sockets"
+        events = await service.http.get(f"/tables/{table['table_id']}/events")
+        assert events.status_code == 429
+        for socket in held:
+            await socket.close()
+
+
+async def test_the_leaderboard_cannot_be_farmed(service: Running) -> None:
+    # A table with a knob changed is custom: it says so, and is never rated.
+    custom = await create(service, bots=[{"seat": 0}, {"seat": 1}],
+                          overrides={"target": 1, "tiles_per_seat": 1})
+    assert custom["preset"] == "custom"
+    # Relabelling, a clash with the seating, and unknown presets are refused.
+    for body in ({"overrides": {"preset": "playelephant"}}, {"overrides": {"seats": 3}},
+                 {"overrides": {"name": "x"}}, {"preset": "<b>" + "x" * 30 + "</b>"},
+                 {"preset": "block", "overrides": {"preset": "playelephant"}}):
+        answer = await service.http.post("/tables", json=body)
+        assert answer.status_code == 400, (body, answer.text)
+    # The custom game is played to its end, and no board rates it.
+    deadline = asyncio.get_running_loop().time() + 30
+    while (await service.http.get(f"/tables/{custom['table_id']}")).json()["status"] \
+            != "finished":
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(1.5)  # the projectors have seen its end
+    for preset in ("playelephant", "custom"):
+        board = await service.http.get("/leaderboard", params={"preset": preset})
+        if board.status_code == 200:
+            assert board.json()["total"] == 0, board.json()
+    presets = (await service.http.get("/leaderboard")).json()["presets"]
+    assert all(p["preset"] != "custom" for p in presets)
+
+
+async def test_wrong_types_are_refused_not_coerced(service: Running) -> None:
+    for body in ({"seats": "2"}, {"partnerships": "false"}, {"turn_clock_seconds": "30"},
+                 {"bots": [{"seat": "1"}]}):
+        answer = await service.http.post("/tables", json=body)
+        assert answer.status_code == 400, (body, answer.text)
+    table = await create(service)
+    answer = await service.http.post(f"/tables/{table['table_id']}/seats/0",
+                                     json={"name": 5})
+    assert answer.status_code == 400
+
+
+async def test_the_share_links_point_at_what_answers(service: Running) -> None:
+    table = await create(service, bots=[{"seat": 1}])
+    granted = await sit(service, table["table_id"], 0, "Ana")
+    async with websockets.connect(granted["play_link"]) as socket:
+        await socket.send(json.dumps({"type": "hello", "token": granted["token"]}))
+        assert json.loads(await asyncio.wait_for(socket.recv(), 5))["type"] == "welcome"
+    page = await service.http.get(table["share_link"].removeprefix(service.url))
+    assert page.status_code == 200
