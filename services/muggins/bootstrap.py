@@ -202,7 +202,8 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
         if options.projectors and players else []
     )
     runtime = Runtime(infra, options, seating, commands, presence, feeds, scheduler,
-                      projectors, sockets=SocketsPerAddress(options.sockets_per_address))
+                      projectors, sockets=SocketsPerAddress(options.sockets_per_address,
+                                                options.penalty_seconds))
     stop = asyncio.Event()
     tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
                                  name=f"projector-{runner.name}")

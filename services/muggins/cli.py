@@ -72,13 +72,16 @@ def _settings() -> Settings:
 @click.option("--sockets-per-address", type=click.IntRange(1, 1_000_000), default=64,
               show_default=True,
               help="WebSockets and event streams one client address may hold open.")
+@click.option("--penalty-seconds", type=click.FloatRange(0, 3600), default=10.0,
+              show_default=True,
+              help="Seconds an address gets no new socket after one was closed for abuse.")
 @click.option("--role", type=click.Choice(["all", "spectators"]), default="all",
               show_default=True,
               help="'spectators' serves only spectator streams, views and the lobby: run it "
                    "beside the players' process so a crowd of spectators cannot slow them.")
 def serve_command(host: str, port: int, bot_delay: float, hand_pause: float,
                   grace_period: float, tables_per_minute: int, sockets_per_address: int,
-                  role: str) -> None:
+                  penalty_seconds: float, role: str) -> None:
     """Run the table service (starting embedded PostgreSQL and NATS if none is configured)."""
     import uvicorn
 
@@ -92,6 +95,7 @@ def serve_command(host: str, port: int, bot_delay: float, hand_pause: float,
     options = ServiceOptions(base_url=base_url, bot_delay=bot_delay, hand_pause=hand_pause,
                              grace_period=grace_period, tables_per_minute=tables_per_minute,
                              sockets_per_address=sockets_per_address,
+                             penalty_seconds=penalty_seconds,
                              role="spectators" if role == "spectators" else "all")
     app = create_app(settings, options)
     # What exists now lives as long as the process: keep it out of every

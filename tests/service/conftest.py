@@ -42,7 +42,7 @@ class Running:
 
 FAST = ServiceOptions(
     bot_delay=0.0, hand_pause=0.0, grace_period=30.0, commands_per_second=1000, command_burst=1000,
-    tables_per_minute=10_000, sockets_per_address=10_000,
+    tables_per_minute=10_000, sockets_per_address=10_000, penalty_seconds=0.0,
 )
 
 

@@ -280,3 +280,24 @@ async def test_the_share_links_point_at_what_answers(service: Running) -> None:
         assert json.loads(await asyncio.wait_for(socket.recv(), 5))["type"] == "welcome"
     page = await service.http.get(table["share_link"].removeprefix(service.url))
     assert page.status_code == 200
+
+
+async def test_an_address_closed_for_abuse_waits_before_it_connects_again(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    options = dataclasses.replace(FAST, penalty_seconds=3.0)
+    async with serve(database_url, nats_server.url, options) as service:
+        table = await create(service, bots=[{"seat": 0}, {"seat": 1}])
+        url = f"{service.ws_url}/tables/{table['table_id']}/watch"
+        async with websockets.connect(url) as flooder:
+            with pytest.raises(websockets.ConnectionClosed):
+                for _ in range(200):
+                    await flooder.send("garbage")
+                while True:
+                    await asyncio.wait_for(flooder.recv(), 5)
+        async with websockets.connect(url) as again:
+            reply = json.loads(await asyncio.wait_for(again.recv(), 5))
+            assert reply["code"] == "too-many-sockets"
+        await asyncio.sleep(3.2)
+        async with websockets.connect(url) as later:
+            assert json.loads(await asyncio.wait_for(later.recv(), 5))["type"] == "welcome"

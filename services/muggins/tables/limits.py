@@ -56,18 +56,38 @@ class Strikes:
 
 
 class SocketsPerAddress:
-    """Open WebSockets and event streams per client address, in this process."""
+    """Open WebSockets and event streams per client address, in this process;
+    and addresses sent away for a while after a socket of theirs was closed
+    for breaking the protocol (a client that reconnects to flood again)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, penalty: float = 0.0) -> None:
         self.limit = limit
+        #: Seconds an address is refused new sockets after a policy close.
+        self.penalty = penalty
         self._open: Counter[str] = Counter()
+        self._refused_until: dict[str, float] = {}
 
     def take(self, address: str) -> bool:
-        """One more socket from ``address``; False (and nothing taken) past the limit."""
+        """One more socket from ``address``; False (and nothing taken) past
+        the limit or while the address is sent away."""
+        until = self._refused_until.get(address)
+        if until is not None:
+            if time.monotonic() < until:
+                return False
+            del self._refused_until[address]
         if self._open[address] >= self.limit:
             return False
         self._open[address] += 1
         return True
+
+    def send_away(self, address: str) -> None:
+        """``address`` broke the protocol: no new socket for ``penalty`` seconds."""
+        if self.penalty <= 0:
+            return
+        if len(self._refused_until) > 100_000:  # forget the oldest: memory stays bounded
+            now = time.monotonic()
+            self._refused_until = {a: t for a, t in self._refused_until.items() if t > now}
+        self._refused_until[address] = time.monotonic() + self.penalty
 
     def give_back(self, address: str) -> None:
         self._open[address] -= 1

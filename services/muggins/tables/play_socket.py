@@ -26,6 +26,7 @@ from muggins.rules.game import decide
 from muggins.streams import spectators_subject
 from muggins.tables.errors import TRANSIENT, Refusal, StaleView
 from muggins.tables.follower import GameFollower
+from muggins.tables.http import client_address
 from muggins.tables.limits import POLICY_VIOLATION, Strikes, TokenBucket
 from muggins.tables.protocol import (
     Back,
@@ -237,6 +238,7 @@ class PlaySession:
     async def strike(self, code: str, message: str) -> None:
         """Tell the client what was refused; past the limit, close the socket."""
         if self.strikes.add():
+            self.runtime.sockets.send_away(client_address(self.socket))
             await self.fail(code, "too many refused messages: goodbye", POLICY_VIOLATION)
             raise WebSocketDisconnect(detail="closed for too many refused messages")
         await self.send(ErrorMessage(code, message, self.follower.version))

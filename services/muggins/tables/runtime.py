@@ -46,6 +46,9 @@ class ServiceOptions:
     tables_per_minute: int = 30
     #: WebSockets and event streams one client address may hold open at once.
     sockets_per_address: int = 64
+    #: Seconds an address gets no new socket after one of its sockets was
+    #: closed for too many refused messages.
+    penalty_seconds: float = 10.0
     #: Randomness for hand seeds (the OS by default; tests may fix it).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(32))
 

@@ -41,7 +41,7 @@ from muggins.tables.http import (
     refused,
     runtime_of,
 )
-from muggins.tables.limits import POLICY_VIOLATION, Strikes, TokenBucket
+from muggins.tables.limits import POLICY_VIOLATION, SocketsPerAddress, Strikes, TokenBucket
 from muggins.tables.protocol import (
     ErrorMessage,
     EventMessage,
@@ -331,7 +331,8 @@ class SpectatorFeeds:
 # ---------------------------------------------------------------- handlers
 
 
-async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds, table_id: str,  # type: ignore[type-arg]
+async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: ignore[type-arg]
+                             sockets: SocketsPerAddress, table_id: str,
                              since: int | None) -> None:
     """Send the feed to one spectator; read only ``since`` (to resume) from it."""
     feed, first = await feeds.join(table_id, since)
@@ -354,6 +355,7 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds, table_id:
 
     async def refuse(code: str, text: str) -> None:
         if strikes.add():
+            sockets.send_away(client_address(socket))
             await socket.close(POLICY_VIOLATION, "too many refused messages")
             raise WebSocketDisconnect(detail="closed for too many refused messages")
         await socket.send_data(encode(ErrorMessage(code, text)).decode())
@@ -408,7 +410,7 @@ async def watch_socket(
                 await refuse_socket(socket, "too-many-sockets",
                                     "too many connections from your address")
                 return
-            await _watch_socket_loop(socket, runtime.feeds, table_id, since)
+            await _watch_socket_loop(socket, runtime.feeds, runtime.sockets, table_id, since)
     except Refusal as error:
         with contextlib.suppress(Exception):
             await socket.send_data(encode(ErrorMessage(error.code, str(error))).decode())
