@@ -87,7 +87,8 @@ async def test_no_request_answers_500_and_a_refusal_writes_nothing(
         # Percent-encoded: the server gets every character as it is (NUL, CR ...).
         table_id = quote(data.draw(st.one_of(ids, st.just(real))), safe="")
         route = data.draw(st.sampled_from(
-            ["create", "seat", "get", "view", "seating", "lobby", "leaderboard", "replay"]))
+            ["create", "seat", "get", "view", "seating", "lobby", "leaderboard", "replay",
+             "events", "presets", "page", "replay-page", "static", "health"]))
         query = data.draw(queries)
         if route == "create":
             requests.append(("POST", "/tables", data.draw(create_bodies), query))
@@ -99,10 +100,20 @@ async def test_no_request_answers_500_and_a_refusal_writes_nothing(
             game, hand = data.draw(st.integers(-2, 2**70)), data.draw(st.integers(-2, 2**70))
             requests.append(("GET", f"/tables/{table_id}/games/{game}/hands/{hand}/replay",
                              None, query))
+        elif route == "events":  # a real table's stream never ends: other ids only
+            wrong = quote(data.draw(ids.filter(lambda i: i != real)), safe="")
+            requests.append(("GET", f"/tables/{wrong}/events", None, query))
         else:
+            hand = data.draw(st.integers(-2, 2**70))
             path = {"get": f"/tables/{table_id}", "view": f"/tables/{table_id}/view",
                     "seating": f"/tables/{table_id}/seating", "lobby": "/lobby",
-                    "leaderboard": "/leaderboard"}[route]
+                    "leaderboard": "/leaderboard", "presets": "/presets",
+                    "page": data.draw(st.sampled_from([f"/play/{table_id}",
+                                                       f"/watch/{table_id}", "/"])),
+                    "replay-page": f"/replay/{table_id}/{hand}",
+                    "static": f"/static/{table_id}",
+                    "health": data.draw(st.sampled_from(["/healthz", "/readyz", "/metrics",
+                                                         "/schema/openapi.json"]))}[route]
             requests.append(("GET", path, None, query))
 
     generate()
@@ -117,7 +128,8 @@ async def test_no_request_answers_500_and_a_refusal_writes_nothing(
         assert response.status_code < 500, (method, path, body, response.text)
         if response.status_code >= 400:
             assert await counts(service) == before, (method, path, body, response.text)
-            assert response.json().get("code"), response.text
+            if response.headers.get("content-type", "").startswith("application/json"):
+                assert response.json().get("code"), response.text
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, [r.getMessage() for r in errors]
     del loop
@@ -171,6 +183,21 @@ async def test_no_websocket_message_breaks_a_socket(
     await player.close()
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, [r.getMessage() for r in errors]
+
+
+async def test_an_oversized_hello_is_refused_quietly(
+    service: Running, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = await create(service, bots=[{"seat": 1}])
+    caplog.set_level(logging.ERROR)
+    async with websockets.connect(f"{service.ws_url}/tables/{table['table_id']}/play") as ws:
+        await ws.send(json.dumps({"type": "hello", "token": "x" * 20_000}))
+        reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert reply["code"] == "message-too-large"
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 5)
+    await asyncio.sleep(0.2)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 async def test_garbage_frames_get_the_socket_closed(service: Running) -> None:
