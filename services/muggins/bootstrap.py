@@ -38,6 +38,7 @@ from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner
 from muggins.settings import Settings
 from muggins.tables.commands import Commands
+from muggins.tables.follower import Followers
 from muggins.tables.limits import SocketsPerAddress
 from muggins.tables.presence import Presence
 from muggins.tables.runtime import Runtime, ServiceOptions
@@ -188,7 +189,8 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
     seating = Seating(infra.pool, infra.store)
     commands = Commands(infra.store, seating, options.timings)
     presence = Presence(infra.pool, process_id)
-    feeds = SpectatorFeeds(infra.bus, infra.store)
+    followers = Followers(infra.bus, infra.store)
+    feeds = SpectatorFeeds(infra.bus, followers)
     players = options.role == "all"
     scheduler = Scheduler(
         infra.pool, seating, commands, presence, options.timings, process_id=process_id,
@@ -201,9 +203,9 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
         [ProjectorRunner(infra.pool, infra.store, make()) for make in PROJECTIONS.values()]
         if options.projectors and players else []
     )
-    runtime = Runtime(infra, options, seating, commands, presence, feeds, scheduler,
+    runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, scheduler,
                       projectors, sockets=SocketsPerAddress(options.sockets_per_address,
-                                                options.penalty_seconds))
+                                                            options.penalty_seconds))
     stop = asyncio.Event()
     tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
                                  name=f"projector-{runner.name}")
@@ -222,5 +224,6 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
                 async with asyncio.timeout(10):
                     await task
         await feeds.close()
+        await followers.close()
         if players:
             await presence.close()

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import msgspec
 from litestar import Request, Response, get
-from litestar.exceptions import HTTPException
+from litestar.connection import ASGIConnection
+from litestar.exceptions import HTTPException, NotFoundException
+from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, FromQuery
 from litestar.static_files import create_static_files_router
 from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_404_NOT_FOUND, HTTP_409_CONFLICT
@@ -112,8 +114,16 @@ async def replay_data(
         raise HTTPException(status_code=status, detail=str(error)) from None
 
 
+def plain_file_name(connection: ASGIConnection, _: BaseRouteHandler) -> None:  # type: ignore[type-arg]
+    """Static files are short plain names: anything else is not there (the
+    file system would refuse a name too long with an error, not a 404)."""
+    name = connection.url.path.removeprefix("/static/")
+    if len(name) > 100 or not name.isprintable() or "\\" in name:
+        raise NotFoundException("no such file")
+
+
 def client_routes() -> list[ControllerRouterHandler]:
     """Everything the browser client adds to the app."""
     static = create_static_files_router(path="/static", directories=[STATIC],
-                                        include_in_schema=False)
+                                        include_in_schema=False, guards=[plain_file_name])
     return [lobby_page, table_page, replay_page, presets, replay_data, static]

@@ -1,17 +1,18 @@
-"""One table's events in version order, for any reader: a seat's socket or a
-table's spectator feed.
+"""One table's events in version order, for every reader of it in this
+process: the seats' sockets and the table's spectator feed.
 
 A follower subscribes to the table's own stream and its current game's
-stream (every audience: it folds the full events, and each reader shows
+stream (every audience: it folds the full events once, and each reader shows
 only what it may), puts what the bus delivers in version order, fills any
 gap from the event store (the bus delivers at most once; the store is the
-truth), and tells its reader, in order: a new game began, an event, and
+truth), and tells each reader, in order: a new game began, an event, and
 "settled" after each burst (time to show a view).  When the table begins a
 new game, the follower moves to it by itself.
 
-``start`` reads everything there is and returns; the reader shows its
-first view; then ``run`` delivers the rest.  What arrived in between waits
-in the inbox, so nothing is missed or shown twice.
+``Followers`` keeps one follower per table in a process, shared by all its
+readers, and runs it while anyone reads.  A reader joins under the
+follower's lock, so it starts from a state no event is missing from and
+none is told twice.  Readers must not block: they queue what they send.
 """
 
 from __future__ import annotations
@@ -56,12 +57,13 @@ class Reader(Protocol):
 
 
 class GameFollower:
-    def __init__(self, table_id: str, bus: Bus, store: EventStore, reader: Reader, *,
+    def __init__(self, table_id: str, bus: Bus, store: EventStore, *,
                  idle_check: float = 1.0, store_check_every: int = 5) -> None:
         self.table_id = table_id
         self.bus = bus
         self.store = store
-        self.reader = reader
+        #: Who is told: each reader hears every change once, in order.
+        self.readers: set[Reader] = set()
         #: Seconds of silence after which the follower checks it missed nothing ...
         self.idle_check = idle_check
         #: ... asking the store every this many checks even if nothing hints at a gap.
@@ -83,8 +85,9 @@ class GameFollower:
         self._unsettled = False
         self._idle = 0
         self._table_subscription: BusSubscription | None = None
-        #: Held while the reader is told anything: it hears of each change
-        #: once, in order, whoever asks (the bus, the idle check, a resync).
+        #: Held while the readers are told anything, and while one joins:
+        #: each hears of each change once, in order, whoever asks (the bus,
+        #: the idle check, a resync).
         self.lock = asyncio.Lock()
         self._game_subscription: BusSubscription | None = None
 
@@ -130,7 +133,7 @@ class GameFollower:
 
     async def resync(self, then: Callable[[], Awaitable[None]] | None = None) -> None:
         """Ask the store for anything the bus has not brought yet (telling the
-        reader), then do ``then``: both while nothing else is told."""
+        readers), then do ``then``: both while nothing else is told."""
         async with self.lock:
             await self._catch_up_from_store()
             if then is not None:
@@ -226,7 +229,7 @@ class GameFollower:
         await self._settle()
 
     async def _settle(self) -> None:
-        """Fold what is next in line, tell the reader, then say it settled."""
+        """Fold what is next in line, tell the readers, then say it settled."""
         changed = self._fold_table()
         changed = await self._deliver() or changed
         while self.table is not None and self.table.state.game > self.game:
@@ -234,22 +237,35 @@ class GameFollower:
                 await self._read_game()
                 await self._deliver()
             await self._follow(self.table.state.game)
-            await self.reader.on_game(self)
+            for reader in list(self.readers):
+                await self._tell(reader, reader.on_game(self))
             await self._deliver()
             changed = True
         self._unsettled = self._unsettled or changed
         if self._unsettled and self.at_append_end:
             self._unsettled = False
-            await self.reader.on_settled(self)
+            for reader in list(self.readers):
+                await self._tell(reader, reader.on_settled(self))
 
     async def _deliver(self) -> bool:
-        """Fold the current game's events next in line and tell the reader each."""
+        """Fold the current game's events next in line and tell each reader each."""
         start = self.version
         if not self._fold_game():
             return False
         for version in range(start + 1, self.version + 1):
-            await self.reader.on_event(self, version, self.events[version - 1])
+            event = self.events[version - 1]
+            for reader in list(self.readers):
+                await self._tell(reader, reader.on_event(self, version, event))
         return True
+
+    async def _tell(self, reader: Reader, told: Awaitable[None]) -> None:
+        """One reader's failure is its own: the others are told all the same."""
+        try:
+            await told
+        except Exception as error:
+            log.error("a reader failed to take a change; it is dropped", table=self.table_id,
+                      error=repr(error))
+            self.readers.discard(reader)
 
     def _fold_table(self) -> bool:
         if self.table is None:
@@ -283,3 +299,86 @@ def _recorded(bus: BusMessage) -> RecordedEvent:
         recorded_at=datetime.datetime.fromisoformat(bus.recorded_at),
     )
 
+
+
+class Followers:
+    """This process's followers, one per table, each run while anyone reads it."""
+
+    def __init__(self, bus: Bus, store: EventStore) -> None:
+        self.bus = bus
+        self.store = store
+        self._followers: dict[str, tuple[GameFollower, asyncio.Task[None]]] = {}
+        self._starting: dict[str, asyncio.Task[GameFollower]] = {}
+
+    def __len__(self) -> int:
+        return len(self._followers)
+
+    async def join(self, table_id: str, reader: Reader,
+                   on_join: Callable[[GameFollower], Awaitable[None]] | None = None
+                   ) -> GameFollower:
+        """``reader`` follows the table from now on; ``on_join`` runs first, with
+        nothing told meanwhile (where the reader shows its first state).
+        TableNotFound if there is no such table."""
+        follower = await self._follower(table_id)
+        async with follower.lock:
+            if on_join is not None:
+                await on_join(follower)
+            follower.readers.add(reader)
+        return follower
+
+    async def leave(self, table_id: str, reader: Reader) -> None:
+        entry = self._followers.get(table_id)
+        if entry is None:
+            return
+        follower, task = entry
+        follower.readers.discard(reader)
+        if not follower.readers:
+            del self._followers[table_id]
+            await _stop(follower, task)
+
+    async def _follower(self, table_id: str) -> GameFollower:
+        entry = self._followers.get(table_id)
+        if entry is not None:
+            return entry[0]
+        starting = self._starting.get(table_id)
+        if starting is None:
+            starting = asyncio.create_task(self._start(table_id))
+            self._starting[table_id] = starting
+        try:
+            return await asyncio.shield(starting)
+        finally:
+            if starting.done():
+                self._starting.pop(table_id, None)
+
+    async def _start(self, table_id: str) -> GameFollower:
+        follower = GameFollower(table_id, self.bus, self.store)
+        try:
+            await follower.start()
+        except BaseException:
+            await follower.close()
+            raise
+        task = asyncio.create_task(_keep_running(follower), name=f"follower-{table_id}")
+        self._followers[table_id] = (follower, task)
+        return follower
+
+    async def close(self) -> None:
+        for follower, task in list(self._followers.values()):
+            await _stop(follower, task)
+        self._followers.clear()
+
+
+async def _keep_running(follower: GameFollower) -> None:
+    while True:
+        try:
+            await follower.run()
+        except Exception as error:  # one bad moment must not stop the table's readers
+            log.error("a follower failed; it goes on", table=follower.table_id,
+                      error=repr(error))
+            await asyncio.sleep(1.0)
+
+
+async def _stop(follower: GameFollower, task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+    await follower.close()

@@ -51,6 +51,8 @@ from muggins.views import GameView, game_view
 log = structlog.get_logger(__name__)
 
 MAX_MESSAGE_BYTES = 4096
+#: Messages a seat's socket may have waiting before it is cut off as too slow.
+OUTBOX_LIMIT = 5000
 HELLO_TIMEOUT = 10.0
 
 
@@ -63,7 +65,12 @@ class PlaySession:
         self.table_id = table_id
         #: The seat this socket plays (known after hello).
         self.seat = -1
-        self.follower = GameFollower(table_id, runtime.infra.bus, runtime.infra.store, self)
+        #: The table's follower in this process, shared with its other readers
+        #: (set once the seat is known).
+        self.follower: GameFollower | None = None
+        #: What the follower has this seat send, in order; a sender task sends
+        #: it, so that no slow socket holds up the table's other readers.
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(OUTBOX_LIMIT)
         self.subscriptions: list[BusSubscription] = []
         self.commands = TokenBucket(runtime.options.commands_per_second,
                                     runtime.options.command_burst)
@@ -77,15 +84,44 @@ class PlaySession:
 
     @property
     def game(self) -> int:
-        return self.follower.game
+        return self.following.game
+
+    @property
+    def version(self) -> int | None:
+        """The version this seat's view is at (None before it has one)."""
+        return self.follower.version if self.follower is not None else None
+
+    @property
+    def following(self) -> GameFollower:
+        assert self.follower is not None, "the seat's follower starts after hello"
+        return self.follower
 
     @property
     def watching(self) -> int:
         return sum(self.spectator_counts.values())
 
     async def send(self, message: object) -> None:
+        """Send at once (replies to this socket's own messages)."""
         async with self.send_lock:
             await self.socket.send_data(encode(message).decode())
+
+    def post(self, message: object) -> None:
+        """Queue for the sender (what the follower has this seat see): never
+        blocks; a client that lets OUTBOX_LIMIT messages pile up is cut off."""
+        try:
+            self.outbox.put_nowait(encode(message).decode())
+        except asyncio.QueueFull:
+            self.outbox = asyncio.Queue(1)
+            self.outbox.put_nowait(None)  # the sender closes the socket
+
+    async def send_loop(self) -> None:
+        while True:
+            text = await self.outbox.get()
+            if text is None:
+                await self.socket.close(1013, "you fell too far behind: reconnect with since")
+                return
+            async with self.send_lock:
+                await self.socket.send_data(text)
 
     async def fail(self, code: str, message: str, close: int | None = None) -> None:
         with contextlib.suppress(Exception):
@@ -118,30 +154,32 @@ class PlaySession:
         with log_context(table=self.table_id, seat=self.seat):
             presence = self.runtime.presence
             await presence.connected(self.table_id, self.seat)
+            followers = self.runtime.followers
             try:
+                feeds = self.runtime.feeds
+                self.spectator_counts[feeds.process] = feeds.watching(self.table_id)
+                since = hello.since
                 try:
-                    await self.follower.start()
+                    await followers.join(self.table_id, self,
+                                         on_join=lambda follower: self.welcome(follower, since))
                 except TRANSIENT:
                     await self.fail("unavailable", "the table cannot be reached just now: "
                                     "reconnect in a moment", 1013)
                     return
-                feeds = self.runtime.feeds
-                self.spectator_counts[feeds.process] = feeds.watching(self.table_id)
                 self.subscriptions.append(await self.runtime.infra.bus.subscribe(
                     spectators_subject(self.table_id), self.on_spectators))
-                await self.welcome(hello.since)
                 await self.serve_both_ways()
             finally:
                 for subscription in self.subscriptions:
                     with contextlib.suppress(Exception):
                         await subscription.unsubscribe()
-                await self.follower.close()
+                await followers.leave(self.table_id, self)
                 await presence.disconnected(self.table_id, self.seat)
 
     async def serve_both_ways(self) -> None:
         """Read commands and push events until either side stops; then stop both."""
         tasks = [asyncio.create_task(self.receive_loop()),
-                 asyncio.create_task(self.follower.run())]
+                 asyncio.create_task(self.send_loop())]
         done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
@@ -155,24 +193,26 @@ class PlaySession:
                 with contextlib.suppress(Exception):
                     await self.socket.close(1011, "internal error")
 
-    async def welcome(self, since: int | None) -> None:
-        follower = self.follower
+    async def welcome(self, follower: GameFollower, since: int | None) -> None:
+        """The first messages (run as the seat joins the follower: nothing
+        is told meanwhile)."""
+        self.follower = follower
         assert follower.table is not None
         clock = follower.table.state.turn_clock_seconds
         if follower.state is None or since is None or since >= follower.version:
             view = self._view() if follower.state is not None else None
-            await self.send(Welcome(self.table_id, self.seat, follower.game, follower.version,
-                                    view, clock))
+            self.post(Welcome(self.table_id, self.seat, follower.game, follower.version,
+                              view, clock))
             if view is not None:
                 self.last_view = self._view_key()
             return
         # A reconnect: everything after ``since`` in order, as this seat may
         # see it, then the view; live events continue after that.
-        await self.send(Welcome(self.table_id, self.seat, follower.game, since, None, clock))
+        self.post(Welcome(self.table_id, self.seat, follower.game, since, None, clock))
         await self.resend(since)
 
     async def resend(self, since: int) -> None:
-        follower = self.follower
+        follower = self.following
         for version in range(since + 1, follower.version + 1):
             await self.on_event(follower, version, follower.events[version - 1])
         self.last_view = None
@@ -182,36 +222,35 @@ class PlaySession:
 
     async def on_game(self, follower: GameFollower) -> None:
         assert follower.table is not None
-        await self.send(GameStartedMessage(follower.game))
-        await self.send(Welcome(self.table_id, self.seat, follower.game, 0, None,
-                                follower.table.state.turn_clock_seconds))
+        self.post(GameStartedMessage(follower.game))
+        self.post(Welcome(self.table_id, self.seat, follower.game, 0, None,
+                          follower.table.state.turn_clock_seconds))
 
     async def on_event(self, follower: GameFollower, version: int, event: Event) -> None:
         seen = visible_to(event, self.seat)
-        await self.send(EventMessage(follower.game, version,
-                                     msgspec.Raw(event_encoder.encode(seen))))
+        self.post(EventMessage(follower.game, version, msgspec.Raw(event_encoder.encode(seen))))
 
     async def on_settled(self, follower: GameFollower) -> None:
         await self.push_view()
 
     def _view_key(self) -> tuple[int, int, int, int]:
-        table = self.follower.table
-        return (self.follower.game, self.follower.version, table.version if table else 0,
-                self.watching)
+        follower = self.following
+        table = follower.table
+        return (follower.game, follower.version, table.version if table else 0, self.watching)
 
     def _view(self) -> GameView:
-        follower = self.follower
+        follower = self.following
         assert follower.state is not None and follower.table is not None
         table = follower.table.state
         return game_view(follower.state, self.seat, table.names, table.bots)
 
     async def push_view(self) -> None:
-        follower = self.follower
+        follower = self.following
         if follower.state is None or self._view_key() == self.last_view:
             return
         self.last_view = self._view_key()
-        await self.send(ViewMessage(follower.game, follower.version, self._view(),
-                                    follower.seconds_to_move(), self.watching))
+        self.post(ViewMessage(follower.game, follower.version, self._view(),
+                              follower.seconds_to_move(), self.watching))
 
     async def on_spectators(self, message: Msg) -> None:
         with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
@@ -241,7 +280,7 @@ class PlaySession:
             self.runtime.sockets.send_away(client_address(self.socket))
             await self.fail(code, "too many refused messages: goodbye", POLICY_VIOLATION)
             raise WebSocketDisconnect(detail="closed for too many refused messages")
-        await self.send(ErrorMessage(code, message, self.follower.version))
+        await self.send(ErrorMessage(code, message, self.version))
 
     async def receive_loop(self) -> None:
         while True:
@@ -255,14 +294,14 @@ class PlaySession:
             try:
                 await self.handle(message)
             except IllegalMove as error:
-                await self.send(ErrorMessage(error.code, str(error), self.follower.version))
+                await self.send(ErrorMessage(error.code, str(error), self.version))
             except Refusal as error:
-                await self.send(ErrorMessage(error.code, str(error), self.follower.version))
+                await self.send(ErrorMessage(error.code, str(error), self.version))
             except TRANSIENT as error:
                 log.warning("a command could not be carried out now", error=repr(error))
                 await self.send(ErrorMessage(
                     "unavailable", "the table cannot be reached just now: try again",
-                    self.follower.version))
+                    self.version))
 
     async def handle(self, message: object) -> None:
         command: AnyCommand | None = None
@@ -275,7 +314,7 @@ class PlaySession:
             known = message.known_version
         elif isinstance(message, Since):
             wanted = message.version
-            await self.follower.resync(lambda: self.resend(min(wanted, self.follower.version)))
+            await self.following.resync(lambda: self.resend(min(wanted, self.following.version)))
             return
         elif isinstance(message, Rematch):
             await self.runtime.commands.rematch(self.table_id, after_game=self.game)
@@ -288,19 +327,19 @@ class PlaySession:
             return
         if command is None:
             return
-        table = self.follower.table
+        table = self.following.table
         if table is not None and table.state.seats[self.seat].takeover is not None:
             # Only a move the rules accept brings the player back: anything
             # else leaves the bot playing (and the table moving).
-            state = self.follower.state
-            if state is None or known != self.follower.version:
-                await self.follower.resync()
-                state = self.follower.state
+            state = self.following.state
+            if state is None or known != self.following.version:
+                await self.following.resync()
+                state = self.following.state
             if state is None:
                 raise IllegalMove("the game is about to start")
-            if known is not None and known != self.follower.version:
+            if known is not None and known != self.following.version:
                 raise StaleView(f"your view is at version {known}, the table at "
-                                f"{self.follower.version}: catch up first")
+                                f"{self.following.version}: catch up first")
             decide(state, command)
             await self.come_back("move")
         await self.runtime.commands.submit(
@@ -308,7 +347,7 @@ class PlaySession:
             expected_game=self.game)
 
     async def come_back(self, how: str) -> None:
-        state = self.follower.state
+        state = self.following.state
         hand = 0
         if state is not None:
             hand = state.hand.number if state.hand is not None else state.hands_played

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from muggins.bootstrap import Infrastructure
     from muggins.projections.runner import ProjectorRunner
     from muggins.tables.commands import Commands
+    from muggins.tables.follower import Followers
     from muggins.tables.presence import Presence
     from muggins.tables.scheduler import Scheduler
     from muggins.tables.seating import Seating
@@ -64,6 +65,8 @@ class Runtime:
     seating: Seating
     commands: Commands
     presence: Presence
+    #: One follower per table in this process, shared by its seats and its feed.
+    followers: Followers
     feeds: SpectatorFeeds
     #: None in a spectators-only process.
     scheduler: Scheduler | None = None

@@ -28,12 +28,11 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import HTTP_400_BAD_REQUEST
 
 from muggins.bus.connection import Bus
-from muggins.eventstore.store import EventStore
 from muggins.logs import log_context
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.streams import spectators_subject
 from muggins.tables.errors import TRANSIENT, BadRequest, Refusal, TooManySockets
-from muggins.tables.follower import GameFollower
+from muggins.tables.follower import Followers, GameFollower
 from muggins.tables.http import (
     checked_id,
     client_address,
@@ -59,8 +58,6 @@ log = structlog.get_logger(__name__)
 
 #: Messages a spectator may have waiting before it is cut off as too slow.
 SPECTATOR_BACKLOG = 2000
-#: Seconds of silence after which a feed asks the store whether it missed anything.
-IDLE_CHECK = 5.0
 #: Seconds between repeats of each process's spectator counts, for players who
 #: connected since (changes are told at once).
 COUNT_EVERY = 10.0
@@ -123,56 +120,51 @@ class Spectator:
 
 
 class TableFeed:
-    """The public side of one table, live, for any number of spectators."""
+    """The public side of one table, live, for any number of spectators: a
+    reader of the table's follower that keeps the public messages encoded."""
 
-    def __init__(self, table_id: str, bus: Bus, store: EventStore) -> None:
+    def __init__(self, table_id: str, followers: Followers) -> None:
         self.table_id = table_id
-        self.follower = GameFollower(table_id, bus, store, self, idle_check=IDLE_CHECK,
-                                     store_check_every=1)
+        self.followers = followers
+        self.follower: GameFollower | None = None
         #: The current game's public messages: events[v - 1] is version v.
         self.events: list[FeedMessage] = []
         self.view: FeedMessage | None = None
         self.spectators: set[Spectator] = set()
-        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def following(self) -> GameFollower:
+        assert self.follower is not None, "a feed follows its table once started"
+        return self.follower
 
     @property
     def game(self) -> int:
-        return self.follower.game
+        return self.following.game
 
     @property
     def version(self) -> int:
-        return self.follower.version
+        return self.following.version
 
     @property
     def clock(self) -> int:
-        table = self.follower.table
+        table = self.following.table
         return table.state.turn_clock_seconds if table is not None else 0
 
     # ------------------------------------------------------------ life
 
     async def start(self) -> None:
-        await self.follower.start()
-        for version, event in enumerate(self.follower.events, start=1):
-            self._add_event(version, event)
-        if self.follower.state is not None:
-            self.view = _message(self._view_message(), self.game, self.version)
-        self._task = asyncio.create_task(self._run())
+        await self.followers.join(self.table_id, self, on_join=self._begin)
 
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.follower.run()
-            except Exception as error:  # one bad moment must not stop the feed
-                log.error("spectator feed failed; it goes on", table=self.table_id,
-                          error=repr(error))
-                await asyncio.sleep(1.0)
+    async def _begin(self, follower: GameFollower) -> None:
+        """What the table holds when the feed joins its follower."""
+        self.follower = follower
+        for version, event in enumerate(follower.events, start=1):
+            self._add_event(version, event)
+        if follower.state is not None:
+            self.view = _message(self._view_message(), self.game, self.version)
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-        await self.follower.close()
+        await self.followers.leave(self.table_id, self)
         for spectator in list(self.spectators):
             spectator.offer(None)
         self.spectators.clear()
@@ -189,7 +181,7 @@ class TableFeed:
         if game is not None and game != self.game:
             since = None  # another game: start afresh with its view
         if since is None or since >= self.version or since < 0:
-            view = self._view_message().view if self.follower.state is not None else None
+            view = self._view_message().view if self.following.state is not None else None
             spectator.offer(_message(
                 Welcome(self.table_id, None, self.game, self.version, view, self.clock),
                 self.game, self.version))
@@ -239,7 +231,7 @@ class TableFeed:
         return message
 
     def _view_message(self) -> ViewMessage:
-        follower = self.follower
+        follower = self.following
         assert follower.state is not None and follower.table is not None
         table = follower.table.state
         return ViewMessage(self.game, self.version,
@@ -250,9 +242,9 @@ class TableFeed:
 class SpectatorFeeds:
     """This process's feeds, one per watched table, closed when nobody watches."""
 
-    def __init__(self, bus: Bus, store: EventStore) -> None:
+    def __init__(self, bus: Bus, followers: Followers) -> None:
         self.bus = bus
-        self.store = store
+        self.followers = followers
         #: Names this process in spectator counts on the bus.
         self.process = uuid.uuid4().hex
         self._feeds: dict[str, TableFeed] = {}
@@ -279,7 +271,7 @@ class SpectatorFeeds:
                 self._starting.pop(table_id, None)
 
     async def _start(self, table_id: str) -> TableFeed:
-        feed = TableFeed(table_id, self.bus, self.store)
+        feed = TableFeed(table_id, self.followers)
         try:
             await feed.start()
         except BaseException:

@@ -11,14 +11,17 @@
 -- Every write of a row gives it a new generation: a process that read a row
 -- changes it afterwards only if nobody wrote it since (compare-and-set).
 CREATE SEQUENCE due_generation;
+-- Written on every move (a row per table being played): no index but its
+-- key, and room on each page, so that the updates stay HOT (no index entry
+-- per update, pages pruned as they are read); the poll reads the whole
+-- table, which holds only the tables with something to do.
 CREATE TABLE due (
     key            text        PRIMARY KEY,
     due_at         timestamptz NOT NULL,
     generation     bigint      NOT NULL DEFAULT nextval('due_generation'),
     claimed_by     text,
     claimed_until  timestamptz
-);
-CREATE INDEX due_by_time ON due (due_at);
+) WITH (fillfactor = 50);
 
 -- Seat tokens: SHA-256 of each token a seat was granted with (the token is
 -- never stored).  A token is valid while the seat's holder in the table
