@@ -20,8 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
-from collections.abc import Awaitable, Callable
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Protocol, TypeVar
 
 import structlog
 from nats.aio.msg import Msg
@@ -38,6 +38,8 @@ from muggins.tables.next_step import seconds_to_move, turn_began
 from muggins.tables.seating import Table, table_from
 
 log = structlog.get_logger(__name__)
+
+Started = TypeVar("Started")
 
 #: Seconds to wait for a version the bus seems to have skipped before asking the store.
 GAP_WAIT = 0.2
@@ -340,15 +342,7 @@ class Followers:
         entry = self._followers.get(table_id)
         if entry is not None:
             return entry[0]
-        starting = self._starting.get(table_id)
-        if starting is None:
-            starting = asyncio.create_task(self._start(table_id))
-            self._starting[table_id] = starting
-        try:
-            return await asyncio.shield(starting)
-        finally:
-            if starting.done():
-                self._starting.pop(table_id, None)
+        return await start_once(self._starting, table_id, self._start)
 
     async def _start(self, table_id: str) -> GameFollower:
         follower = GameFollower(table_id, self.bus, self.store)
@@ -365,6 +359,21 @@ class Followers:
         for follower, task in list(self._followers.values()):
             await _stop(follower, task)
         self._followers.clear()
+
+
+async def start_once(starting: dict[str, asyncio.Task[Started]], key: str,
+                     start: Callable[[str], Coroutine[Any, Any, Started]]) -> Started:
+    """What ``start(key)`` gives, started once however many ask for it at the
+    same moment (``starting`` holds the starts under way).  Shielded: one
+    asker that gives up does not cancel the start for the others."""
+    task = starting.get(key)
+    if task is None:
+        task = starting[key] = asyncio.create_task(start(key))
+    try:
+        return await asyncio.shield(task)
+    finally:
+        if task.done():
+            starting.pop(key, None)
 
 
 async def _keep_running(follower: GameFollower) -> None:

@@ -32,7 +32,7 @@ from muggins.logs import log_context
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.streams import spectators_subject
 from muggins.tables.errors import TRANSIENT, BadRequest, Refusal, TooManySockets
-from muggins.tables.follower import Followers, GameFollower
+from muggins.tables.follower import Followers, GameFollower, start_once
 from muggins.tables.http import (
     checked_id,
     client_address,
@@ -260,15 +260,7 @@ class SpectatorFeeds:
         feed = self._feeds.get(table_id)
         if feed is not None:
             return feed
-        starting = self._starting.get(table_id)
-        if starting is None:
-            starting = asyncio.create_task(self._start(table_id))
-            self._starting[table_id] = starting
-        try:
-            return await asyncio.shield(starting)
-        finally:
-            if starting.done():
-                self._starting.pop(table_id, None)
+        return await start_once(self._starting, table_id, self._start)
 
     async def _start(self, table_id: str) -> TableFeed:
         feed = TableFeed(table_id, self.followers)
