@@ -18,7 +18,14 @@ import msgspec
 from muggins.bootstrap import event_store_only, infrastructure, migrated_database
 from muggins.bots import BOT_LEVELS, BotLevel
 from muggins.bus.jetstream import BusUnavailable, connect, ensure_stream
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres, EmbeddedServerError, free_port
+from muggins.embedded import (
+    PASSWORDS_FILE,
+    EmbeddedNats,
+    EmbeddedPostgres,
+    EmbeddedServerError,
+    free_port,
+    without_password,
+)
 from muggins.eventstore.store import StoreUnavailable
 from muggins.logs import configure_logging
 from muggins.playbyplay import narrate
@@ -132,7 +139,11 @@ def up_command() -> None:
         database_url, nats_url = asyncio.run(start())
     except (EmbeddedServerError, StoreUnavailable, BusUnavailable, OSError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(f"PostgreSQL  {database_url}")
+    # The passwords stay in their file (readable by its owner only), not on
+    # a terminal or in a scrollback.
+    click.echo(f"PostgreSQL  {without_password(database_url)}")
+    if settings.database_url is None:
+        click.echo(f"passwords   {settings.data_path / PASSWORDS_FILE}")
     click.echo(f"NATS        {nats_url}")
     click.echo(f"data        {settings.data_path}")
     click.echo("stop them with `muggins down`")

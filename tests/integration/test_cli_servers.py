@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres
+from muggins.embedded import PASSWORDS_FILE, EmbeddedNats, EmbeddedPostgres
 
 
 def muggins(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -23,6 +24,9 @@ def test_up_prints_where_everything_is_and_down_stops_it(tmp_path: Path) -> None
     up = muggins("up", env=env)
     assert up.returncode == 0, up.stderr
     assert "postgresql://" in up.stdout and "nats://" in up.stdout
+    passwords = json.loads((tmp_path / PASSWORDS_FILE).read_text())
+    assert passwords and not any(str(p) in up.stdout for p in passwords.values()), \
+        "the passwords stay in their file"
     assert EmbeddedNats(tmp_path).running_pid() is not None
     again = muggins("up", env=env)  # already up: reused, same addresses
     assert again.returncode == 0 and again.stdout == up.stdout
