@@ -29,6 +29,7 @@ from muggins.embedded import (
 from muggins.eventstore.store import StoreUnavailable
 from muggins.logs import configure_logging
 from muggins.playbyplay import narrate
+from muggins.projections.read_models import PROJECTIONS
 from muggins.replay.record import HandRecord, RecordError
 from muggins.replay.show import frames, show_lines, step_through
 from muggins.replay.source import (
@@ -353,7 +354,7 @@ def demo_command(preset_name: str, seats: int, partners: bool) -> None:
         click.echo(line)
 
 
-PROJECTORS = ("table-views", "leaderboard", "seating")
+PROJECTORS = tuple(PROJECTIONS)
 
 
 @main.command("project")
@@ -367,7 +368,6 @@ def project_command(name: str, rebuild: bool) -> None:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from muggins.projections.read_models import PROJECTIONS
     from muggins.projections.runner import ProjectorRunner
 
     settings = _settings()

@@ -3,13 +3,10 @@ stable ``code`` for clients, and the HTTP status it answers with."""
 
 from __future__ import annotations
 
-import asyncpg
-
+from muggins.eventstore.store import TRANSIENT
 from muggins.rules.errors import IllegalMove
 
-#: Failures that pass: the database away or slow for a moment, a connection
-#: dropped.  What meets one is retried (the scheduler) or told to try again.
-TRANSIENT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+__all__ = ["TRANSIENT"]  # the store's, where every refusal is also found
 
 
 class Refusal(Exception):

@@ -37,6 +37,7 @@ from muggins.tables.protocol import (
     PublicTableView,
     RuleLine,
     SeatGranted,
+    SeatingEntry,
     SeatSummary,
     TableInfo,
     TakeSeat,
@@ -134,13 +135,6 @@ async def get_table(
         raise refused(error) from None
 
 
-class SeatingEntry(msgspec.Struct, frozen=True):
-    version: int
-    actor: str
-    at: str
-    event: dict[str, object]
-
-
 @get("/tables/{table_id:str}/seating",
      summary="The table's own events: who sat where, bots taking over, players returning",
      description="For settling a dispute about who (a person, or a bot and why) played a seat.")
@@ -154,7 +148,7 @@ async def table_seating(
     recorded = await runtime_of(request).infra.store.read_stream(table_stream(table_id))
     if not recorded:
         raise refused(TableNotFound(f"there is no table {table_id}"))
-    return [SeatingEntry(**entry) for entry in seating_history(recorded)]  # type: ignore[arg-type]
+    return seating_history(recorded)
 
 
 @post("/tables/{table_id:str}/seats/{seat:int}", summary="Take a free seat")

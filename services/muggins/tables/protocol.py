@@ -172,6 +172,15 @@ spectator_count_decoder = msgspec.json.Decoder(SpectatorCount)
 # ---------------------------------------------------------------- HTTP answers
 
 
+class SeatingEntry(msgspec.Struct, frozen=True):
+    """One of a table's own events, with who caused it and when."""
+
+    version: int
+    actor: str
+    at: str
+    event: dict[str, object]
+
+
 class Health(msgspec.Struct, frozen=True):
     status: str
     postgres: str = "unknown"

@@ -39,6 +39,7 @@ from muggins.bots import make_bot
 from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.errors import IllegalMove
 from muggins.sql import load_queries
+from muggins.stopping import pause_unless_stopped
 from muggins.tables.commands import Commands, Game
 from muggins.tables.errors import TRANSIENT
 from muggins.tables.next_step import Step, Timings, next_step, turn_began
@@ -176,9 +177,7 @@ class Scheduler:
                 pause = min(MAX_BACKOFF, every * 2**failures)
                 log.warning("scheduler loop failed; retrying", loop=name, error=repr(error),
                             retry_in=round(pause, 2))
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(pause * random.uniform(0.8, 1.2)):
-                    await stop.wait()
+            await pause_unless_stopped(stop, pause * random.uniform(0.8, 1.2))
 
     async def _poll(self) -> None:
         room = min(self.batch, self.concurrency - len(self._running))

@@ -50,7 +50,7 @@ from muggins.tables.errors import (
     SeatUnavailable,
     TableNotFound,
 )
-from muggins.tables.protocol import CreateTable, SeatGranted, TakeSeat, clean_name
+from muggins.tables.protocol import CreateTable, SeatGranted, SeatingEntry, TakeSeat, clean_name
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 #: How long a table read from the store is used without asking again (only
@@ -352,10 +352,10 @@ class Seating:
                                   due=Due(table.state.table_id, 0.0, earliest=True))
 
 
-def seating_history(recorded: Sequence[RecordedEvent]) -> list[dict[str, object]]:
-    """The table's events as plain data with who caused each and when (for people)."""
+def seating_history(recorded: Sequence[RecordedEvent]) -> list[SeatingEntry]:
+    """The table's events with who caused each and when (for people)."""
     return [
-        {"version": r.stream_version, "actor": r.actor, "at": r.recorded_at.isoformat(),
-         "event": msgspec.to_builtins(table_event_decoder.decode(r.payload))}
+        SeatingEntry(r.stream_version, r.actor, r.recorded_at.isoformat(),
+                     msgspec.to_builtins(table_event_decoder.decode(r.payload)))
         for r in recorded
     ]

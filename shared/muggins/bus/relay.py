@@ -20,12 +20,12 @@ import contextlib
 import time
 from collections.abc import Callable
 
-import asyncpg
 import structlog
 from nats.js import JetStreamContext
 
 from muggins.bus.jetstream import messages_for
-from muggins.eventstore.store import EventStore, RecordedEvent
+from muggins.eventstore.store import TRANSIENT, EventStore, RecordedEvent
+from muggins.stopping import pause_unless_stopped
 
 RELAY_READER = "bus-relay"
 _RELAY_LOCK = 7431020612
@@ -119,7 +119,7 @@ class Relay:
                 log.warning("relay stopped publishing; starting again", error=repr(error),
                             retry_in=pause)
                 self._position = None  # read the checkpoint again: another relay may have led
-                await _wait(stop, pause)
+                await pause_unless_stopped(stop, pause)
 
     async def _publish_while_leader(self, stop: asyncio.Event) -> None:
         """Become the one relay that publishes (a session advisory lock), then
@@ -128,7 +128,8 @@ class Relay:
             while not stop.is_set():
                 if await connection.fetchval("SELECT pg_try_advisory_lock($1)", _RELAY_LOCK):
                     break
-                await _wait(stop, self.poll_interval)  # another process's relay publishes
+                # Another process's relay publishes.
+                await pause_unless_stopped(stop, self.poll_interval)
             else:
                 return
             await connection.add_listener("muggins_events", self._notified)
@@ -142,7 +143,7 @@ class Relay:
                     self._wakeup.clear()
                     try:
                         await self.publish_pending()
-                    except (TimeoutError, OSError, asyncpg.PostgresError) as error:
+                    except TRANSIENT as error:
                         log.warning("relay could not publish; retrying", error=str(error))
                     except Exception as error:  # a NATS error: retried the same way
                         log.warning("relay could not publish; retrying", error=repr(error))
@@ -159,11 +160,6 @@ def _ends_append(event: RecordedEvent, after: RecordedEvent | None) -> bool:
     return after is None or after.stream_id != event.stream_id or (
         after.recorded_at != event.recorded_at)
 
-
-async def _wait(stop: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            await stop.wait()
 
 
 async def _wait_any(stop: asyncio.Event, wakeup: asyncio.Event, seconds: float) -> None:

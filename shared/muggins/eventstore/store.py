@@ -45,6 +45,11 @@ class ConcurrencyError(Exception):
         self.expected_version = expected_version
 
 
+#: Failures that pass: the database away or slow for a moment, a connection
+#: dropped.  What meets one is retried (background loops) or told to try again.
+TRANSIENT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+
 class StoreUnavailable(Exception):
     """PostgreSQL cannot be reached; the message says where and why."""
 

@@ -27,8 +27,9 @@ import structlog
 from nats.js import JetStreamContext
 from prometheus_client import Counter, Gauge
 
-from muggins.eventstore.store import EventStore, RecordedEvent
+from muggins.eventstore.store import TRANSIENT, EventStore, RecordedEvent
 from muggins.sql import load_queries
+from muggins.stopping import pause_unless_stopped
 from muggins.streams import ALL_PUBLIC_SUBJECTS
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
@@ -145,17 +146,16 @@ class ProjectorRunner:
             while not stop.is_set():
                 try:
                     await self.catch_up()
-                except (OSError, TimeoutError, asyncpg.PostgresError,
-                        asyncpg.InterfaceError) as error:
+                except TRANSIENT as error:
                     log.warning("projector could not catch up; retrying", error=repr(error))
                 except Exception as error:  # a bug, not an outage: say so loudly, go on
                     log.error("projector failed on a page; retrying", projector=self.name,
                               error=repr(error))
-                    await _wait(stop, 5.0)
+                    await pause_unless_stopped(stop, 5.0)
                 if js is not None and bell is None:
                     bell = await self._subscribe(js() if callable(js) else js)
                 if bell is None:
-                    await _wait(stop, poll_interval)
+                    await pause_unless_stopped(stop, poll_interval)
                     continue
                 try:
                     messages = await bell.fetch(500, timeout=poll_interval)
@@ -165,7 +165,7 @@ class ProjectorRunner:
                     log.info("projector bell lost; subscribing again", error=repr(error))
                     await self._unsubscribe(bell)
                     bell = None
-                    await _wait(stop, poll_interval)
+                    await pause_unless_stopped(stop, poll_interval)
                     continue
                 for message in messages:
                     with contextlib.suppress(Exception):
@@ -186,8 +186,3 @@ class ProjectorRunner:
             with contextlib.suppress(Exception):  # or a drain would wait for it
                 await bell.unsubscribe()
 
-
-async def _wait(stop: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(seconds):
-            await stop.wait()
