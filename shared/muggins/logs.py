@@ -27,11 +27,14 @@ def configure_logging(
         if log_format == "json"
         else structlog.dev.ConsoleRenderer(colors=stream.isatty())
     )
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
     structlog.configure(
         processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            *shared,
             structlog.processors.StackInfoRenderer(),
             structlog.processors.format_exc_info,
             renderer,
@@ -42,7 +45,18 @@ def configure_logging(
         logger_factory=structlog.PrintLoggerFactory(stream),
         cache_logger_on_first_use=False,
     )
-    logging.basicConfig(stream=stream, level=level.upper(), format="%(name)s %(message)s")
+    # The standard library's loggers (asyncio, asyncpg, uvicorn) through the
+    # same renderer: one JSON object a line, tracebacks inside it, so a log
+    # shipper never sees a line that is not JSON.
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.processors.format_exc_info, renderer],
+    ))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
 
 
 @contextmanager

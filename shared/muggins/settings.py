@@ -1,5 +1,9 @@
 """Configuration: from a TOML file and MUGGINS_* environment variables.
 
+Every setting has a TOML key (the field's name) and an environment variable
+(``MUGGINS_`` and the name in capitals); the environment wins, and a
+command-line flag wins over both.  deploy/README.md lists them in one table.
+
 With no server URLs configured, muggins starts real PostgreSQL and NATS
 servers itself (``muggins.embedded``), with their data in ``data_dir``.
 """
@@ -10,11 +14,16 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 LogFormat = Literal["auto", "console", "json"]
+Role = Literal["all", "spectators"]
+
+Seconds = Annotated[float, msgspec.Meta(ge=0)]
+Port = Annotated[int, msgspec.Meta(ge=0, le=65535)]
+Positive = Annotated[int, msgspec.Meta(ge=1)]
 
 
 class SettingsError(ValueError):
@@ -22,6 +31,7 @@ class SettingsError(ValueError):
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    # -- servers -------------------------------------------------------------
     #: postgresql://user@host:port/db, as the service's role (muggins_service:
     #: docs/eventstore.md, "Roles"); None: start the embedded server.
     database_url: str | None = None
@@ -32,6 +42,56 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     nats_url: str | None = None
     #: Where embedded servers keep their data.
     data_dir: str = ".muggins"
+    #: Connections each process keeps to PostgreSQL (at least, at most).
+    db_pool_min: Positive = 1
+    db_pool_max: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 10
+
+    # -- the JetStream stream and its consumers -------------------------------
+    stream_name: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")] = (
+        "MUGGINS_EVENTS")
+    #: Copies of the stream in a NATS cluster (1 on one server; 3 in a cluster of three).
+    stream_replicas: Annotated[int, msgspec.Meta(ge=1, le=5)] = 1
+    #: How long the stream keeps a message (the store keeps everything forever).
+    stream_max_age: Seconds = 7 * 24 * 3600.0
+    stream_max_bytes: Positive = 8 * 1024**3
+    #: A republished message inside this window is dropped as a duplicate: it
+    #: must outlast a relay crash between publishing and saving its checkpoint.
+    stream_duplicate_window: Annotated[float, msgspec.Meta(ge=1)] = 15 * 60.0
+    #: The projectors' durable consumers: how long a fetched message waits for
+    #: its ack before it is sent again, and how many may wait at once.
+    consumer_ack_wait: Annotated[float, msgspec.Meta(ge=1)] = 30.0
+    consumer_max_ack_pending: Positive = 10_000
+
+    # -- the table service ------------------------------------------------------
+    #: Where ``muggins serve`` listens.
+    listen_host: str = "127.0.0.1"
+    listen_port: Port = 8000
+    #: How people reach the site (share links), e.g. https://muggins.example;
+    #: None: http://listen_host:listen_port.  Behind a load balancer, its address.
+    public_url: str | None = None
+    #: "spectators": only what spectators and the lobby read (docs/service.md).
+    role: Role = "all"
+    #: Run the projectors inside ``muggins serve`` (one machine); False where
+    #: they run as their own processes (``muggins project NAME``).
+    projectors_in_process: bool = True
+    #: A bot's human-like pause before it moves.
+    bot_delay: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.8
+    #: The pause after a hand ends before the next is dealt.
+    hand_pause: Annotated[float, msgspec.Meta(ge=0, le=60)] = 2.0
+    #: How long a disconnected player has to come back before a bot takes the seat.
+    grace_period: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 30.0
+    #: A new table's turn clock when its creator names none.
+    turn_clock_seconds: Annotated[int, msgspec.Meta(ge=1, le=600)] = 30
+    #: Tables one client address may create a minute (429 beyond).
+    tables_per_minute: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 30
+    #: WebSockets and event streams one client address may hold open at once.
+    sockets_per_address: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 64
+    #: Seconds an address gets no new socket after one was closed for abuse.
+    penalty_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 10.0
+    #: Addresses whose X-Forwarded-For is believed (the load balancer's), comma-separated.
+    forwarded_allow_ips: str = "127.0.0.1"
+
+    # -- logs -------------------------------------------------------------------
     log_format: LogFormat = "auto"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 
@@ -41,19 +101,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
                 "migration_database_url needs database_url: the embedded server "
                 "(no database_url) makes its own roles and URLs"
             )
+        if self.db_pool_min > self.db_pool_max:
+            raise SettingsError("db_pool_min is larger than db_pool_max")
 
     @property
     def data_path(self) -> Path:
         return Path(self.data_dir).expanduser().resolve()
 
 
-_ENVIRONMENT = {
-    "MUGGINS_DATABASE_URL": "database_url",
-    "MUGGINS_MIGRATION_DATABASE_URL": "migration_database_url",
-    "MUGGINS_NATS_URL": "nats_url",
-    "MUGGINS_DATA_DIR": "data_dir",
-    "MUGGINS_LOG_FORMAT": "log_format",
-    "MUGGINS_LOG_LEVEL": "log_level",
+#: Every setting's environment variable: MUGGINS_ and its name in capitals.
+ENVIRONMENT: dict[str, str] = {
+    f"MUGGINS_{name.upper()}": name for name in Settings.__struct_fields__
 }
 
 
@@ -71,10 +129,11 @@ def load_settings(
             raise SettingsError(f"config file {path} does not exist") from None
         except tomllib.TOMLDecodeError as error:
             raise SettingsError(f"config file {path} is not valid TOML: {error}") from None
-    for variable, field in _ENVIRONMENT.items():
+    for variable, field in ENVIRONMENT.items():
         if environ.get(variable):
             values[field] = environ[variable]
     try:
-        return msgspec.convert(values, Settings)
+        # Not strict: an environment variable is text, "3" must become 3.
+        return msgspec.convert(values, Settings, strict=False)
     except msgspec.ValidationError as error:
         raise SettingsError(f"invalid setting: {error}") from None

@@ -27,7 +27,9 @@ from muggins.client.pages import client_routes
 from muggins.settings import Settings
 from muggins.streams import is_table_id
 from muggins.tables import http
+from muggins.tables.correlation import correlation_middleware
 from muggins.tables.errors import TRANSIENT
+from muggins.tables.metrics import refresh as metrics_from_database
 from muggins.tables.play_socket import PlaySession
 from muggins.tables.protocol import Health
 from muggins.tables.runtime import ServiceOptions
@@ -61,9 +63,11 @@ async def readyz(request: Request) -> Response[Health]:  # type: ignore[type-arg
 
 @get("/metrics", summary="Prometheus metrics", media_type="text/plain; version=0.0.4")
 async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg]
-    for runner in http.runtime_of(request).projectors:
-        with contextlib.suppress(Exception):
-            await runner.report_lag(log_now=False)
+    try:
+        async with asyncio.timeout(2):
+            await metrics_from_database(http.runtime_of(request))
+    except Exception as error:  # the gauges keep their last values; the rest still counts
+        log.info("metrics could not read the database", error=repr(error))
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
 
@@ -74,7 +78,7 @@ async def play_socket(socket: WebSocket, table_id: FromPath[str]) -> None:  # ty
         await http.refuse_socket(socket, "no-such-table", "there is no such table")
         return
     runtime = http.runtime_of(socket)
-    with runtime.sockets.slot(http.client_address(socket)) as allowed:
+    with runtime.sockets.slot(http.client_address(socket), "play") as allowed:
         if not allowed:
             await http.refuse_socket(socket, "too-many-sockets",
                                 "too many connections from your address")
@@ -145,8 +149,10 @@ def create_app(
         exception_handlers={RecursionError: too_deep, HTTPException: refused,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
-        middleware=[table_quota.middleware],
+        middleware=[correlation_middleware, table_quota.middleware],
         request_max_body_size=MAX_BODY_BYTES,
+        # Logs go through muggins.logs (JSON lines), not a configuration of its own.
+        logging_config=None,
         openapi_config=OpenAPIConfig(title="muggins", version="0.1.0", path="/schema"),
         debug=False,
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from muggins.rules.game import fold, play, start_game
 from muggins.rules.state import GameState
 from muggins.streams import game_stream
 from muggins.tables.errors import TRANSIENT, StaleView
+from muggins.tables.metrics import MOVES, BroadcastClock
 from muggins.tables.next_step import Timings, next_step
 from muggins.tables.seating import Seating, Table
 
@@ -47,8 +49,11 @@ class Game:
 
 
 class Commands:
-    def __init__(self, store: EventStore, seating: Seating, timings: Timings) -> None:
+    def __init__(self, store: EventStore, seating: Seating, timings: Timings,
+                 broadcast_clock: BroadcastClock | None = None) -> None:
         self.store = store
+        #: Times each command to its broadcast (muggins_command_to_broadcast_seconds).
+        self.broadcast_clock = broadcast_clock or BroadcastClock()
         self.seating = seating
         self.timings = timings
         self._games: dict[str, Game] = {}
@@ -117,6 +122,7 @@ class Commands:
         person took it back meanwhile.
         """
         correlation_id = correlation_id or str(uuid.uuid4())
+        came_in = time.monotonic()
         with log_context(table=table_id, correlation_id=correlation_id):
             async with self._lock(table_id):
                 for attempt in range(5):
@@ -150,6 +156,8 @@ class Commands:
                     except ConcurrencyError:
                         continue  # another process moved first: the next attempt reads the store
                     new_version = recorded[-1].stream_version
+                    self.broadcast_clock.started(stream, new_version, came_in)
+                    MOVES.labels(type(command).__name__, actor.partition(":")[0]).inc()
                     self._remember(stream, Game(game.number, new_version, new_state,
                                                 recorded[-1].recorded_at))
                     self.due_soon(table_id, due.seconds)

@@ -34,6 +34,7 @@ from muggins.rules.game import evolve
 from muggins.rules.state import GameState
 from muggins.streams import game_stream, stream_subjects, table_stream
 from muggins.tables.errors import TableNotFound
+from muggins.tables.metrics import BroadcastClock
 from muggins.tables.next_step import seconds_to_move, turn_began
 from muggins.tables.seating import Table, table_from
 
@@ -60,8 +61,11 @@ class Reader(Protocol):
 
 class GameFollower:
     def __init__(self, table_id: str, bus: Bus, store: EventStore, *,
-                 idle_check: float = 1.0, store_check_every: int = 5) -> None:
+                 idle_check: float = 1.0, store_check_every: int = 5,
+                 broadcast_clock: BroadcastClock | None = None) -> None:
         self.table_id = table_id
+        #: Told when a view went out (the command-to-broadcast histogram).
+        self.broadcast_clock = broadcast_clock or BroadcastClock()
         self.bus = bus
         self.store = store
         #: Who is told: each reader hears every change once, in order.
@@ -248,6 +252,9 @@ class GameFollower:
             self._unsettled = False
             for reader in list(self.readers):
                 await self._tell(reader, reader.on_settled(self))
+            if self.game:
+                self.broadcast_clock.broadcast(game_stream(self.table_id, self.game),
+                                               self.version)
 
     async def _deliver(self) -> bool:
         """Fold the current game's events next in line and tell each reader each."""
@@ -306,7 +313,9 @@ def _recorded(bus: BusMessage) -> RecordedEvent:
 class Followers:
     """This process's followers, one per table, each run while anyone reads it."""
 
-    def __init__(self, bus: Bus, store: EventStore) -> None:
+    def __init__(self, bus: Bus, store: EventStore,
+                 broadcast_clock: BroadcastClock | None = None) -> None:
+        self.broadcast_clock = broadcast_clock or BroadcastClock()
         self.bus = bus
         self.store = store
         self._followers: dict[str, tuple[GameFollower, asyncio.Task[None]]] = {}
@@ -345,7 +354,8 @@ class Followers:
         return await start_once(self._starting, table_id, self._start)
 
     async def _start(self, table_id: str) -> GameFollower:
-        follower = GameFollower(table_id, self.bus, self.store)
+        follower = GameFollower(table_id, self.bus, self.store,
+                                broadcast_clock=self.broadcast_clock)
         try:
             await follower.start()
         except BaseException:

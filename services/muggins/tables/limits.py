@@ -14,6 +14,12 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Literal
+
+from muggins.tables.metrics import OPEN_SOCKETS
+
+#: What a socket carries: a seat's play, a spectator's WebSocket or event stream.
+SocketKind = Literal["play", "watch", "events"]
 
 #: WebSocket close code for a client that broke the rules of the protocol.
 POLICY_VIOLATION = 1008
@@ -67,9 +73,9 @@ class SocketsPerAddress:
         self._open: Counter[str] = Counter()
         self._refused_until: dict[str, float] = {}
 
-    def take(self, address: str) -> bool:
-        """One more socket from ``address``; False (and nothing taken) past
-        the limit or while the address is sent away."""
+    def take(self, address: str, kind: SocketKind) -> bool:
+        """One more socket of ``kind`` from ``address``; False (and nothing
+        taken) past the limit or while the address is sent away."""
         until = self._refused_until.get(address)
         if until is not None:
             if time.monotonic() < until:
@@ -78,6 +84,7 @@ class SocketsPerAddress:
         if self._open[address] >= self.limit:
             return False
         self._open[address] += 1
+        OPEN_SOCKETS.labels(kind).inc()
         return True
 
     def send_away(self, address: str) -> None:
@@ -89,18 +96,19 @@ class SocketsPerAddress:
             self._refused_until = {a: t for a, t in self._refused_until.items() if t > now}
         self._refused_until[address] = time.monotonic() + self.penalty
 
-    def give_back(self, address: str) -> None:
+    def give_back(self, address: str, kind: SocketKind) -> None:
+        OPEN_SOCKETS.labels(kind).dec()
         self._open[address] -= 1
         if self._open[address] <= 0:
             del self._open[address]
 
     @contextmanager
-    def slot(self, address: str) -> Iterator[bool]:
+    def slot(self, address: str, kind: SocketKind) -> Iterator[bool]:
         """A slot for one more socket from ``address`` (False: it has too many)."""
-        if not self.take(address):
+        if not self.take(address, kind):
             yield False
             return
         try:
             yield True
         finally:
-            self.give_back(address)
+            self.give_back(address, kind)

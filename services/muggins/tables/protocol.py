@@ -31,7 +31,8 @@ class CreateTable(Strict, frozen=True, kw_only=True):
     #: Any Ruleset knob, e.g. {"max_pip": 9} or {"muggins_rule": true}.
     overrides: dict[str, Any] = {}
     bots: Annotated[list[BotSeat], msgspec.Meta(max_length=4)] = []
-    turn_clock_seconds: Annotated[int, msgspec.Meta(ge=1, le=600)] = 30
+    #: None: the service's default (setting turn_clock_seconds, 30 s unless set).
+    turn_clock_seconds: Annotated[int, msgspec.Meta(ge=1, le=600)] | None = None
 
 
 class PlayerIdentity(Strict, frozen=True, kw_only=True):

@@ -106,3 +106,12 @@ DELETE FROM presence AS p
    AND (p.connections = 0 OR NOT EXISTS (
         SELECT 1 FROM service_processes AS s
          WHERE s.process_id = p.process_id AND s.alive_until >= clock_timestamp()));
+
+-- name: due_counts
+-- For /metrics: armed steps, those already due (the queue), the longest wait.
+SELECT count(*) AS armed,
+       count(*) FILTER (WHERE due_at <= clock_timestamp()) AS overdue,
+       extract(epoch FROM clock_timestamp()
+               - min(due_at) FILTER (WHERE due_at <= clock_timestamp()))::float8
+           AS oldest_overdue
+  FROM due;

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from muggins.settings import Settings
 from muggins.tables.limits import SocketsPerAddress
 from muggins.tables.next_step import Timings
 
@@ -50,8 +51,24 @@ class ServiceOptions:
     #: Seconds an address gets no new socket after one of its sockets was
     #: closed for too many refused messages.
     penalty_seconds: float = 10.0
+    #: A new table's turn clock when its creator names none.
+    turn_clock_seconds: int = 30
     #: Randomness for hand seeds (the OS by default; tests may fix it).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(32))
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: Any) -> ServiceOptions:
+        """The options the settings give, with ``overrides`` (command-line flags) on top."""
+        base_url = settings.public_url or f"http://{settings.listen_host}:{settings.listen_port}"
+        values: dict[str, Any] = dict(
+            base_url=base_url, bot_delay=settings.bot_delay, hand_pause=settings.hand_pause,
+            grace_period=settings.grace_period, projectors=settings.projectors_in_process,
+            role=settings.role, tables_per_minute=settings.tables_per_minute,
+            sockets_per_address=settings.sockets_per_address,
+            penalty_seconds=settings.penalty_seconds,
+            turn_clock_seconds=settings.turn_clock_seconds)
+        values.update({key: value for key, value in overrides.items() if value is not None})
+        return cls(**values)
 
     @property
     def timings(self) -> Timings:

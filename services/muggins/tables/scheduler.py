@@ -121,7 +121,8 @@ class Scheduler:
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
         # A fresh context: a step must not log as the request that caused it.
-        task = asyncio.get_running_loop().create_task(coroutine, context=contextvars.Context())
+        task = asyncio.get_running_loop().create_task(_logged(coroutine),
+                                                      context=contextvars.Context())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -324,3 +325,14 @@ def _seat_changed_at(table: Table, game: Game) -> datetime.datetime | None:
     if state is None or state.hand is None:
         return None
     return table.changed_at.get(state.hand.turn)
+
+
+async def _logged(step: Coroutine[Any, Any, None]) -> None:
+    """A step that failed in a way nobody foresaw is logged, never lost
+    silently: the table stays due, so the poll tries it again."""
+    try:
+        await step
+    except Exception as error:
+        FAILURES.labels("unexpected").inc()
+        log.error("a scheduled step failed unexpectedly; the poll will retry",
+                  error=repr(error), exc_info=True)

@@ -185,7 +185,7 @@ class Seating:
 
     # ------------------------------------------------------------ changes
 
-    async def open_table(self, request: CreateTable) -> Table:
+    async def open_table(self, request: CreateTable, default_clock: int = 30) -> Table:
         ruleset = table_rules(request)
         bots = {bot.seat: bot.level for bot in request.bots}
         if any(seat >= ruleset.seats for seat in bots):
@@ -194,7 +194,7 @@ class Seating:
             raise BadRequest("a seat is listed twice among the bots")
         table_id = new_table_id()
         events: list[Event] = [TableOpened(
-            ruleset=ruleset, turn_clock_seconds=request.turn_clock_seconds,
+            ruleset=ruleset, turn_clock_seconds=request.turn_clock_seconds or default_clock,
             bots=tuple(BotAtSeat(seat, level) for seat, level in sorted(bots.items())),
         )]
         full = len(bots) == ruleset.seats

@@ -389,7 +389,7 @@ async def watch_socket(
         checked_id(table_id)
         if since is not None and since < 0:
             raise BadRequest("since is a version: 0 or more")
-        with runtime.sockets.slot(client_address(socket)) as allowed:
+        with runtime.sockets.slot(client_address(socket), "watch") as allowed:
             if not allowed:
                 await refuse_socket(socket, "too-many-sockets",
                                     "too many connections from your address")
@@ -434,12 +434,12 @@ async def table_events(
     runtime = runtime_of(request)
     feeds = runtime.feeds
     address = client_address(request)
-    if not runtime.sockets.take(address):
+    if not runtime.sockets.take(address, "events"):
         raise refused(TooManySockets("too many connections from your address"))
     try:
         feed, spectator = await feeds.join(checked_id(table_id), version, game)
     except BaseException as error:
-        runtime.sockets.give_back(address)
+        runtime.sockets.give_back(address, "events")
         if isinstance(error, Refusal):
             raise refused(error) from None
         raise
@@ -457,7 +457,7 @@ async def table_events(
                 yield ServerSentEventMessage(data=message.json, event=message.kind,
                                              id=message.event_id)
         finally:
-            runtime.sockets.give_back(address)
+            runtime.sockets.give_back(address, "events")
             await feeds.leave(feed, spectator)
 
     return ServerSentEvent(messages(), headers={"Cache-Control": "no-store",

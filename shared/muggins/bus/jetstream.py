@@ -28,30 +28,37 @@ from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfi
 
 from muggins.eventstore.store import RecordedEvent
 from muggins.rules.events import event_decoder, event_encoder, redact
+from muggins.settings import Settings
 from muggins.streams import ALL_EVENT_SUBJECTS, event_subject
 
 log = structlog.get_logger(__name__)
 
-STREAM_NAME = "MUGGINS_EVENTS"
+def stream_config(settings: Settings | None = None) -> StreamConfig:
+    """The stream, configured explicitly from the settings (deploy/README.md):
+    created at start, and brought back to this if it drifted."""
+    settings = settings or Settings()
+    return StreamConfig(
+        name=settings.stream_name,
+        description="muggins game events, delivered from the PostgreSQL event store",
+        subjects=[ALL_EVENT_SUBJECTS],
+        # Files, not memory: a restarted server still has what it acknowledged.
+        storage=StorageType.FILE,
+        # Limits retention: messages stay for late readers until max_age; the
+        # store keeps everything forever, so readers further behind catch up from it.
+        retention=RetentionPolicy.LIMITS,
+        max_age=settings.stream_max_age,
+        max_bytes=settings.stream_max_bytes,
+        discard=DiscardPolicy.OLD,
+        # Long enough to cover a relay crash between publishing and saving its
+        # checkpoint: what it republishes then is dropped as a duplicate.
+        duplicate_window=settings.stream_duplicate_window,
+        num_replicas=settings.stream_replicas,
+    )
 
-#: The stream, configured explicitly (add_stream on start; update if it drifts).
-STREAM_CONFIG = StreamConfig(
-    name=STREAM_NAME,
-    description="muggins game events, delivered from the PostgreSQL event store",
-    subjects=[ALL_EVENT_SUBJECTS],
-    # Files, not memory: a restarted server still has what it acknowledged.
-    storage=StorageType.FILE,
-    # Limits retention: messages stay for late readers until max_age; the store
-    # keeps everything forever, so readers further behind catch up from it.
-    retention=RetentionPolicy.LIMITS,
-    max_age=7 * 24 * 3600.0,
-    max_bytes=8 * 1024**3,
-    discard=DiscardPolicy.OLD,
-    # Long enough to cover a relay crash between publishing and saving its
-    # checkpoint: what it republishes then is dropped as a duplicate.
-    duplicate_window=15 * 60.0,
-    num_replicas=1,
-)
+
+#: The stream with every setting at its default (one server).
+STREAM_CONFIG = stream_config()
+STREAM_NAME: str = Settings().stream_name
 
 
 class BusMessage(msgspec.Struct, frozen=True, gc=False):
@@ -134,7 +141,9 @@ async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> 
     try:
         async with asyncio.timeout(timeout):
             await client.connect(
-                url,
+                # A cluster's servers, comma-separated: the client moves to
+                # another when the one it uses goes away.
+                [server.strip() for server in url.split(",") if server.strip()],
                 name=name,
                 connect_timeout=2,
                 reconnect_time_wait=0.25,  # type: ignore[arg-type]  # typed int; takes seconds
@@ -151,11 +160,14 @@ async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> 
     return client
 
 
-async def ensure_stream(js: JetStreamContext) -> None:
-    """Create the stream, or bring its configuration back to STREAM_CONFIG."""
+async def ensure_stream(js: JetStreamContext, config: StreamConfig | None = None) -> None:
+    """Create the stream, or bring its configuration back to ``config``
+    (the defaults' when None): replicas and limits follow the settings."""
+    config = config or STREAM_CONFIG
+    assert config.name is not None
     try:
-        await js.stream_info(STREAM_NAME)
+        await js.stream_info(config.name)
     except nats.js.errors.NotFoundError:
-        await js.add_stream(STREAM_CONFIG)
+        await js.add_stream(config)
         return
-    await js.update_stream(STREAM_CONFIG)
+    await js.update_stream(config)

@@ -47,7 +47,10 @@ class ConcurrencyError(Exception):
 
 #: Failures that pass: the database away or slow for a moment, a connection
 #: dropped.  What meets one is retried (background loops) or told to try again.
-TRANSIENT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
+# InternalClientError: a connection caught mid-operation by a server shutting
+# down (seen when PostgreSQL was restarted under load): the next try is clean.
+TRANSIENT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
+             asyncpg.exceptions.InternalClientError)
 
 
 class StoreUnavailable(Exception):

@@ -25,9 +25,11 @@ from typing import Any, Protocol
 import asyncpg
 import structlog
 from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from prometheus_client import Counter, Gauge
 
 from muggins.eventstore.store import TRANSIENT, EventStore, RecordedEvent
+from muggins.settings import Settings
 from muggins.sql import load_queries
 from muggins.stopping import pause_unless_stopped
 from muggins.streams import ALL_PUBLIC_SUBJECTS
@@ -43,6 +45,14 @@ LAG = Gauge("muggins_projector_lag_events", "Events stored but not yet projected
 APPLIED = Counter("muggins_projector_events_total", "Events projected", ["projector"])
 #: Seconds between lag lines in the log while a projector is behind.
 LAG_LOG_EVERY = 10.0
+
+
+def consumer_config(settings: Settings) -> ConsumerConfig:
+    """The projectors' durable consumer, from the settings.  It only rings a
+    bell, so it starts at new messages: history is read from the store."""
+    return ConsumerConfig(deliver_policy=DeliverPolicy.NEW, ack_policy=AckPolicy.EXPLICIT,
+                          ack_wait=settings.consumer_ack_wait,
+                          max_ack_pending=settings.consumer_max_ack_pending)
 
 
 class Projection(Protocol):
@@ -61,8 +71,10 @@ class ProjectorRunner:
     """Feeds one projection every stored event once, in order, and keeps its checkpoint."""
 
     def __init__(self, pool: asyncpg.Pool, store: EventStore, projection: Projection,
-                 page_size: int = 2000) -> None:
+                 page_size: int = 2000, consumer: ConsumerConfig | None = None) -> None:
         self.pool = pool
+        #: The bell's durable consumer (its name is set here).
+        self.consumer = consumer or consumer_config(Settings())
         self.store = store
         self.projection = projection
         self.name = projection.name
@@ -175,7 +187,8 @@ class ProjectorRunner:
 
     async def _subscribe(self, js: JetStreamContext) -> Any:
         try:
-            return await js.pull_subscribe(ALL_PUBLIC_SUBJECTS, durable=f"projector-{self.name}")
+            return await js.pull_subscribe(ALL_PUBLIC_SUBJECTS, durable=f"projector-{self.name}",
+                                           config=self.consumer)
         except Exception as error:  # no bell for now: the store poll covers it
             log.info("projector could not subscribe to the bus", error=repr(error))
             return None

@@ -1,0 +1,401 @@
+"""The whole site on one machine, from real parts: PostgreSQL, a three-node
+NATS JetStream cluster, the muggins processes of the topology (service
+replicas, a spectators' process, one process per projector) and HAProxy in
+front of the HTTP ones.  ``muggins cluster up|down|status|kill|start|restart|roll``.
+
+Every process runs detached, its output in ``<directory>/logs/<name>.log``;
+what runs where is kept in ``<directory>/cluster.json``, so any later
+command (or test) finds it.  Ports are chosen once, at the first ``up``, and
+kept: a process restarted comes back where it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+from muggins.cluster.haproxy import haproxy_config
+from muggins.cluster.topology import (
+    NATS_CLUSTER_NAME,
+    NATS_NODES,
+    MugginsProcess,
+    muggins_processes,
+)
+from muggins.embedded import (
+    EmbeddedNats,
+    EmbeddedPostgres,
+    EmbeddedServerError,
+    NatsRoutes,
+    free_port,
+    pid_alive,
+    wait_for_port,
+)
+
+
+class ClusterError(Exception):
+    """The cluster cannot do what was asked; the message says why."""
+
+
+class Instance(msgspec.Struct, kw_only=True):
+    """One running (or stopped) process of the cluster."""
+
+    name: str
+    kind: str  # postgres, nats, service, spectators, projector, haproxy
+    #: Its client port (HTTP for muggins and HAProxy); 0 for projectors.
+    port: int = 0
+    pid: int | None = None
+    #: NATS: its route port and monitoring port.
+    route_port: int = 0
+    monitor_port: int = 0
+
+
+class ClusterState(msgspec.Struct, kw_only=True):
+    front_port: int
+    stats_port: int
+    postgres_port: int
+    #: The service replicas asked for at ``up``.
+    service_replicas: int
+    #: Extra MUGGINS_* settings every muggins process gets (tests: short bot delays).
+    extra_settings: dict[str, str] = {}
+    instances: list[Instance] = []
+
+
+def _muggins_command() -> list[str]:
+    script = Path(sys.executable).parent / "muggins"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "muggins.cli"]
+
+
+def haproxy_binary() -> str:
+    found = shutil.which("haproxy") or next(
+        (path for path in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy")
+         if Path(path).exists()), None)
+    if found is None:
+        raise ClusterError("haproxy is not installed: apt-get install haproxy "
+                           "(python3 deploy/dev.py test installs it where it can)")
+    return found
+
+
+class LocalCluster:
+    """The cluster kept in ``directory``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory.resolve()
+        self.state_file = self.directory / "cluster.json"
+        self.logs = self.directory / "logs"
+        self.state: ClusterState | None = None
+        if self.state_file.exists():
+            self.state = msgspec.json.decode(self.state_file.read_bytes(), type=ClusterState)
+
+    # ------------------------------------------------------------ addresses
+
+    @property
+    def url(self) -> str:
+        """The site, through the load balancer."""
+        return f"http://127.0.0.1:{self._state.front_port}"
+
+    @property
+    def nats_url(self) -> str:
+        return ",".join(f"nats://127.0.0.1:{i.port}" for i in self.instances("nats"))
+
+    @property
+    def postgres(self) -> EmbeddedPostgres:
+        return EmbeddedPostgres(self.directory, port=self._state.postgres_port)
+
+    def instances(self, kind: str | None = None) -> list[Instance]:
+        return [i for i in self._state.instances if kind is None or i.kind == kind]
+
+    def instance(self, name: str) -> Instance:
+        for candidate in self._state.instances:
+            if candidate.name == name:
+                return candidate
+        known = ", ".join(i.name for i in self._state.instances)
+        raise ClusterError(f"no process {name!r} in the cluster (it has {known})")
+
+    @property
+    def _state(self) -> ClusterState:
+        if self.state is None:
+            raise ClusterError(f"no cluster in {self.directory}: run `muggins cluster up` first")
+        return self.state
+
+    def _save(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.state_file.write_bytes(msgspec.json.format(msgspec.json.encode(self._state)))
+
+    # ------------------------------------------------------------ up and down
+
+    def up(self, *, port: int = 8080, service_replicas: int = 2,
+           extra_settings: dict[str, str] | None = None, timeout: float = 90.0) -> None:
+        """Start everything not running yet (all of it the first time)."""
+        if self.state is None:
+            self.state = self._plan(port, service_replicas, extra_settings or {})
+            self._save()
+        elif extra_settings:
+            self._state.extra_settings.update(extra_settings)
+            self._save()
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.start_postgres()
+        for node in self.instances("nats"):
+            self.start(node.name, wait=False)
+        for node in self.instances("nats"):
+            wait_for_port(node.port, timeout)
+        self._wait_for_jetstream(timeout)
+        # The first muggins process migrates the database and makes the stream;
+        # the others then start together.
+        others = [i for i in self._state.instances if i.kind not in ("postgres", "nats",
+                                                                     "haproxy")]
+        if others:
+            self.start(others[0].name, timeout=timeout)
+        for instance in others[1:]:
+            self.start(instance.name, wait=False)
+        for instance in others[1:]:
+            self.wait_ready(instance.name, timeout)
+        self.start("haproxy", timeout=timeout)
+        self.wait_site_ready(timeout)
+
+    def down(self) -> None:
+        """Stop every process (muggins first, then HAProxy, NATS, PostgreSQL)."""
+        if self.state is None:
+            return
+        order = {"service": 0, "spectators": 0, "projector": 0, "haproxy": 1, "nats": 2}
+        for instance in sorted(self.instances(), key=lambda i: order.get(i.kind, 3)):
+            if instance.kind == "postgres":
+                self.stop_postgres()
+            else:
+                self.stop(instance.name)
+
+    def _plan(self, port: int, service_replicas: int,
+              extra_settings: dict[str, str]) -> ClusterState:
+        if service_replicas < 1:
+            raise ClusterError("a cluster needs at least one service replica")
+        instances = [Instance(name="postgres", kind="postgres")]
+        instances += [Instance(name=f"nats-{n}", kind="nats", port=free_port(),
+                               route_port=free_port(), monitor_port=free_port())
+                      for n in range(1, NATS_NODES + 1)]
+        for process in muggins_processes(service_replicas):
+            instances += [Instance(name=name, kind=process.kind,
+                                   port=free_port() if process.serves_http else 0)
+                          for name in process.instance_names()]
+        instances.append(Instance(name="haproxy", kind="haproxy", port=port or free_port()))
+        front = instances[-1].port
+        return ClusterState(front_port=front, stats_port=free_port(), postgres_port=free_port(),
+                            service_replicas=service_replicas, extra_settings=extra_settings,
+                            instances=instances)
+
+    # ------------------------------------------------------------ one process
+
+    def start(self, name: str, *, wait: bool = True, timeout: float = 60.0) -> None:
+        """Start one process if it is not running (and wait for it to be ready)."""
+        instance = self.instance(name)
+        if instance.kind == "postgres":
+            self.start_postgres()
+            return
+        if pid_alive(instance.pid):
+            return
+        self.logs.mkdir(parents=True, exist_ok=True)
+        if instance.kind == "nats":
+            node = self._nats_node(instance)
+            node.start(timeout)
+            # The process started now (its pid file may not be written yet).
+            instance.pid = node.process.pid if node.process else node.running_pid()
+        else:
+            argv, environment = self._command(instance)
+            with open(self.logs / f"{name}.log", "ab") as log:
+                process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, env=environment,
+                                           cwd=self.directory, start_new_session=True)
+            instance.pid = process.pid
+        self._save()
+        if wait:
+            self.wait_ready(name, timeout)
+
+    def stop(self, name: str, *, timeout: float = 15.0) -> None:
+        """Stop one process: SIGTERM (its graceful shutdown), SIGKILL after ``timeout``."""
+        instance = self.instance(name)
+        if instance.kind == "postgres":
+            self.stop_postgres()
+            return
+        self._signal(instance, signal.SIGTERM)
+        if not self._wait_gone(instance.pid, timeout):
+            self._signal(instance, signal.SIGKILL)
+            self._wait_gone(instance.pid, 5)
+        instance.pid = None
+        self._save()
+
+    def kill(self, name: str, how: signal.Signals = signal.SIGKILL) -> None:
+        """Kill one process at once, as a crash would (PostgreSQL: an immediate stop)."""
+        instance = self.instance(name)
+        if instance.kind == "postgres":
+            self.stop_postgres(mode="immediate")
+            return
+        self._signal(instance, how)
+        if how in (signal.SIGKILL, signal.SIGTERM):
+            self._wait_gone(instance.pid, 15)
+            instance.pid = None
+            self._save()
+
+    def restart(self, name: str, *, timeout: float = 60.0) -> None:
+        self.stop(name)
+        self.start(name, timeout=timeout)
+
+    def roll(self, *, timeout: float = 60.0, pause: float = 2.0) -> Iterator[str]:
+        """Restart every service replica, one after another, each back and
+        ready before the next goes (yields each name as it is done)."""
+        for instance in self.instances("service"):
+            self.restart(instance.name, timeout=timeout)
+            # HAProxy takes it back after two good checks a second apart.
+            time.sleep(pause)
+            yield instance.name
+
+    def start_postgres(self) -> None:
+        try:
+            self.postgres.start()
+        except EmbeddedServerError as error:
+            raise ClusterError(str(error)) from None
+
+    def stop_postgres(self, mode: str = "fast") -> None:
+        try:
+            self.postgres.stop(mode)
+        except EmbeddedServerError as error:
+            raise ClusterError(str(error)) from None
+
+    # ------------------------------------------------------------ health
+
+    def is_running(self, name: str) -> bool:
+        instance = self.instance(name)
+        if instance.kind == "postgres":
+            return self.postgres.running_port(self.directory / "postgres") is not None
+        return pid_alive(instance.pid)
+
+    def is_ready(self, name: str) -> bool:
+        """Running and, for HTTP processes, answering /readyz with 200."""
+        instance = self.instance(name)
+        if not self.is_running(name):
+            return False
+        if instance.kind in ("service", "spectators"):
+            return _get_ok(f"http://127.0.0.1:{instance.port}/readyz")
+        if instance.kind == "nats":
+            return _get_ok(f"http://127.0.0.1:{instance.monitor_port}/healthz")
+        if instance.kind == "haproxy":
+            return _get_ok(f"{self.url}/healthz")
+        return True
+
+    def wait_ready(self, name: str, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.is_ready(name):
+                return
+            if not self.is_running(name):
+                raise ClusterError(f"{name} stopped while starting: see {self.log_of(name)}")
+            time.sleep(0.1)
+        raise ClusterError(f"{name} was not ready within {timeout:.0f} s: "
+                           f"see {self.log_of(name)}")
+
+    def log_of(self, name: str) -> Path:
+        """Where a process's output goes."""
+        kind = self.instance(name).kind
+        if kind == "nats":
+            return self.directory / name / "nats" / "nats-server.log"
+        if kind == "postgres":
+            return self.directory / "postgres" / "server.log"
+        return self.logs / f"{name}.log"
+
+    def wait_site_ready(self, timeout: float = 60.0) -> None:
+        """Until the site answers /readyz through the load balancer."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if _get_ok(f"{self.url}/readyz"):
+                return
+            time.sleep(0.1)
+        raise ClusterError(f"the site was not ready through HAProxy within {timeout:.0f} s")
+
+    def _wait_for_jetstream(self, timeout: float) -> None:
+        """Until the NATS cluster has elected its JetStream meta leader."""
+        deadline = time.monotonic() + timeout
+        nodes = self.instances("nats")
+        while time.monotonic() < deadline:
+            if all(_get_ok(f"http://127.0.0.1:{node.monitor_port}/healthz?js-enabled-only=true")
+                   for node in nodes) and any(
+                    _get_ok(f"http://127.0.0.1:{node.monitor_port}/healthz") for node in nodes):
+                return
+            time.sleep(0.2)
+        raise ClusterError(f"the NATS cluster had no JetStream quorum within {timeout:.0f} s")
+
+    # ------------------------------------------------------------ pieces
+
+    def _nats_node(self, instance: Instance) -> EmbeddedNats:
+        routes = tuple(f"nats://127.0.0.1:{node.route_port}" for node in self.instances("nats"))
+        return EmbeddedNats(self.directory / instance.name, instance.port, name=instance.name,
+                            cluster=NatsRoutes(NATS_CLUSTER_NAME, instance.route_port, routes),
+                            monitor_port=instance.monitor_port)
+
+    def _process(self, instance: Instance) -> MugginsProcess:
+        for process in muggins_processes(self._state.service_replicas):
+            if instance.name in process.instance_names():
+                return process
+        raise ClusterError(f"{instance.name} is not a muggins process")
+
+    def _command(self, instance: Instance) -> tuple[list[str], dict[str, str]]:
+        if instance.kind == "haproxy":
+            config = self.directory / "haproxy.cfg"
+            config.write_text(self.haproxy_config())
+            return [haproxy_binary(), "-db", "-f", str(config)], dict(os.environ)
+        process = self._process(instance)
+        postgres = self.postgres
+        # Its URLs whether it runs now or not (a process may start while it restarts).
+        postgres.port = self._state.postgres_port
+        postgres.passwords = postgres.load_passwords()
+        environment = {key: value for key, value in os.environ.items()
+                       if not key.startswith("MUGGINS_")}
+        environment.update(process.settings)
+        environment.update({
+            "MUGGINS_DATABASE_URL": postgres.service_url,
+            "MUGGINS_MIGRATION_DATABASE_URL": postgres.owner_url,
+            "MUGGINS_NATS_URL": self.nats_url,
+            "MUGGINS_DATA_DIR": str(self.directory),
+            "MUGGINS_PUBLIC_URL": self.url,
+            "MUGGINS_LISTEN_HOST": "127.0.0.1",
+            "MUGGINS_LISTEN_PORT": str(instance.port),
+        })
+        environment.update(self._state.extra_settings)
+        return [*_muggins_command(), *process.argv], environment
+
+    def haproxy_config(self) -> str:
+        def servers(kind: str) -> list[tuple[str, str]]:
+            return [(i.name, f"127.0.0.1:{i.port}") for i in self.instances(kind)]
+        return haproxy_config(f"127.0.0.1:{self._state.front_port}", servers("service"),
+                              servers("spectators"),
+                              stats=f"127.0.0.1:{self._state.stats_port}")
+
+    @staticmethod
+    def _signal(instance: Instance, how: signal.Signals) -> None:
+        if instance.pid is not None and pid_alive(instance.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(instance.pid, how)
+
+    @staticmethod
+    def _wait_gone(pid: int | None, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not pid_alive(pid):
+                return True
+            time.sleep(0.05)
+        return False
+
+
+def _get_ok(url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False

@@ -1,0 +1,84 @@
+"""What the table service tells Prometheus (``GET /metrics``), in one place.
+
+Counted where it happens: moves in Commands, command-to-broadcast latency
+between Commands (the command came in) and the table's follower (its view
+went out to the seats), sockets in SocketsPerAddress.  Measured at each
+scrape from the database, so any process reports the whole site: relay lag,
+projector lag and the scheduler's queue (``refresh``).
+
+deploy/README.md ("Alerts") says what each means for an operator.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from muggins.bus.relay import RELAY_READER
+from muggins.projections.read_models import PROJECTIONS
+from muggins.projections.runner import LAG as PROJECTOR_LAG
+from muggins.sql import load_queries
+
+if TYPE_CHECKING:
+    from muggins.tables.runtime import Runtime
+
+QUERIES = load_queries(Path(__file__).parent / "queries.sql")
+
+MOVES = Counter("muggins_moves_total", "Game commands applied (plays, draws, passes, claims)",
+                ["command", "by"])
+COMMAND_TO_BROADCAST = Histogram(
+    "muggins_command_to_broadcast_seconds",
+    "From a command reaching this process to its view going out to the table's sockets",
+    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
+OPEN_SOCKETS = Gauge("muggins_open_sockets", "Open sockets by kind (play, watch, events)",
+                     ["kind"])
+RELAY_BEHIND = Gauge("muggins_relay_lag_events", "Events stored but not yet published to NATS")
+DUE_TABLES = Gauge("muggins_due_tables", "Tables with a next step armed (deal, bot, clock)")
+OVERDUE_TABLES = Gauge("muggins_overdue_tables",
+                       "Tables whose next step is due and not yet done (the bot/clock queue)")
+OLDEST_OVERDUE = Gauge("muggins_oldest_overdue_seconds",
+                       "How long the longest-waiting due step has waited")
+
+#: Appends awaiting their broadcast; beyond this the oldest are forgotten.
+MAX_PENDING = 10_000
+
+
+class BroadcastClock:
+    """When each append's command came in, until its view goes out.
+
+    Commands starts the clock for (stream, version) it appended; the table's
+    follower in the same process stops it when the view at that version
+    reaches the sockets.  An append nobody here follows is forgotten.
+    """
+
+    def __init__(self) -> None:
+        self._started: OrderedDict[tuple[str, int], float] = OrderedDict()
+
+    def started(self, stream: str, version: int, at: float) -> None:
+        self._started[(stream, version)] = at
+        while len(self._started) > MAX_PENDING:
+            self._started.popitem(last=False)
+
+    def broadcast(self, stream: str, version: int) -> None:
+        at = self._started.pop((stream, version), None)
+        if at is not None:
+            COMMAND_TO_BROADCAST.observe(time.monotonic() - at)
+
+
+async def refresh(runtime: Runtime) -> None:
+    """The gauges measured from the database, at a scrape."""
+    store = runtime.infra.store
+    head = await store.head_position()
+    RELAY_BEHIND.set(max(0, head - await store.checkpoint(RELAY_READER)))
+    for name in PROJECTIONS:
+        PROJECTOR_LAG.labels(name).set(
+            max(0, head - await store.checkpoint(f"projector:{name}")))
+    row = await runtime.infra.pool.fetchrow(QUERIES["due_counts"])
+    assert row is not None
+    DUE_TABLES.set(row["armed"])
+    OVERDUE_TABLES.set(row["overdue"])
+    OLDEST_OVERDUE.set(row["oldest_overdue"] or 0.0)
