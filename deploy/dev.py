@@ -10,12 +10,18 @@ installed.
     python3 deploy/dev.py run      # the service, on embedded PostgreSQL and NATS
     python3 deploy/dev.py test     # lint, type-check and the whole test suite
     python3 deploy/dev.py bench    # the benchmarks (installs their extras)
+    python3 deploy/dev.py cluster up|down|status   # the whole site on this machine
+
+``test`` also installs the Debian packages the tests need (Chromium for the
+browser tests, HAProxy for the cluster tests) where it may: as root or with
+sudo; otherwise it says what to install.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -72,8 +78,50 @@ def run(args: list[str]) -> int:
     return _run(str(BIN / "muggins"), *(args or ["serve"]))
 
 
+#: What the tests need from Debian beside Python: the browser tests' Chromium
+#: and the cluster tests' load balancer (program -> package).
+SYSTEM_PACKAGES = {"chromium": "chromium", "haproxy": "haproxy"}
+
+
+def _found(program: str) -> bool:
+    return shutil.which(program) is not None or any(
+        Path(folder, program).exists() for folder in ("/usr/sbin", "/usr/bin"))
+
+
+def ensure_system_packages() -> int:
+    """Install the Debian packages the tests need where this user can (root,
+    or sudo without a password); otherwise say what to install and fail."""
+    missing = [package for program, package in SYSTEM_PACKAGES.items() if not _found(program)]
+    if not missing:
+        return 0
+    apt = shutil.which("apt-get")
+    if os.name != "nt" and apt is not None:
+        prefix: list[str] = []
+        if os.geteuid() != 0:
+            sudo = shutil.which("sudo")
+            allowed = sudo is not None and subprocess.run(
+                [sudo, "-n", "true"], capture_output=True).returncode == 0
+            prefix = [sudo, "-n"] if allowed and sudo else []
+        if os.geteuid() == 0 or prefix:
+            print(f"installing {' '.join(missing)} (Debian packages the tests need)", flush=True)
+            environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+            updated = subprocess.run([*prefix, apt, "update", "-q"], env=environment)
+            installed = updated.returncode == 0 and subprocess.run(
+                [*prefix, apt, "install", "-y", "-q", *missing], env=environment
+            ).returncode == 0
+            if installed:
+                return 0
+    print(f"the tests need these Debian packages: {' '.join(missing)}\n"
+          f"install them (as root: apt-get install {' '.join(missing)}) and run again",
+          file=sys.stderr)
+    return 1
+
+
 def test(args: list[str]) -> int:
     ensure_environment()
+    code = ensure_system_packages()
+    if code:
+        return code
     for step in (
         [str(PYTHON), "-m", "ruff", "check", "."],
         [str(PYTHON), "-m", "mypy"],
@@ -102,7 +150,18 @@ def bench(args: list[str]) -> int:
     return worst
 
 
-COMMANDS = {"run": run, "test": test, "bench": bench}
+def cluster(args: list[str]) -> int:
+    """``muggins cluster ARGS``: the local cluster (deploy/README.md)."""
+    ensure_environment()
+    if args[:1] == ["up"] and not _found("haproxy"):
+        SYSTEM_PACKAGES.pop("chromium")
+        code = ensure_system_packages()
+        if code:
+            return code
+    return _run(str(BIN / "muggins"), "cluster", *(args or ["status"]))
+
+
+COMMANDS = {"run": run, "test": test, "bench": bench, "cluster": cluster}
 
 
 def main() -> int:
