@@ -67,3 +67,59 @@ def test_console_logs_are_readable() -> None:
     with log_context(table="t-2"):
         structlog.get_logger("test").info("hello")
     assert "hello" in out.getvalue() and "table" in out.getvalue()
+
+
+def test_every_setting_comes_from_the_environment_as_its_type() -> None:
+    settings = load_settings(environ={
+        "MUGGINS_STREAM_REPLICAS": "3", "MUGGINS_BOT_DELAY": "0.25",
+        "MUGGINS_PROJECTORS_IN_PROCESS": "false", "MUGGINS_LISTEN_PORT": "9000",
+        "MUGGINS_PUBLIC_URL": "https://muggins.example", "MUGGINS_ROLE": "spectators"})
+    assert settings.stream_replicas == 3 and settings.bot_delay == 0.25
+    assert settings.projectors_in_process is False and settings.listen_port == 9000
+    assert settings.role == "spectators"
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        ({"MUGGINS_STREAM_REPLICAS": "7"}, "stream_replicas"),
+        ({"MUGGINS_BOT_DELAY": "soon"}, "bot_delay"),
+        ({"MUGGINS_STREAM_NAME": "has spaces"}, "stream_name"),
+        ({"MUGGINS_DB_POOL_MIN": "20"}, "db_pool_min"),
+    ],
+)
+def test_bad_values_name_their_setting(environ: dict[str, str], message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        load_settings(environ=environ)
+
+
+def test_the_deploy_readme_lists_every_setting() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "deploy" / "README.md").read_text()
+    missing = [name for name in Settings.__struct_fields__
+               if f"`{name}` (`MUGGINS_{name.upper()}`)" not in readme]
+    assert not missing, f"deploy/README.md's settings table lacks {missing}"
+
+
+def test_service_options_from_settings_with_flags_on_top() -> None:
+    from muggins.tables.runtime import ServiceOptions
+
+    settings = Settings(public_url="https://muggins.example", bot_delay=0.3, role="spectators",
+                        projectors_in_process=False, turn_clock_seconds=45)
+    options = ServiceOptions.from_settings(settings, bot_delay=0.1, hand_pause=None)
+    assert options.base_url == "https://muggins.example" and options.bot_delay == 0.1
+    assert options.hand_pause == 2.0 and options.role == "spectators"
+    assert options.projectors is False and options.turn_clock_seconds == 45
+
+
+def test_standard_library_loggers_write_json_lines_too() -> None:
+    import logging
+
+    out = io.StringIO()
+    configure_logging("json", "info", stream=out)
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        logging.getLogger("asyncpg.pool").warning("a library's warning", exc_info=True)
+    line = json.loads(out.getvalue().strip())
+    assert line["event"] == "a library's warning" and line["logger"] == "asyncpg.pool"
+    assert "ValueError: boom" in line["exception"]

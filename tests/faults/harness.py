@@ -19,7 +19,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -478,6 +478,77 @@ async def settle(tasks: Sequence[asyncio.Task[Any]], timeout: float) -> None:
     done, _ = await asyncio.wait(tasks, timeout=timeout)
     for task in done:
         task.result()
+
+
+# ---------------------------------------------------------------- a fault under play
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Tables of scripted people and of bots, and how long each phase may take."""
+
+    human_tables: int
+    bot_tables: int
+    target: int
+    clock: int
+    #: Seconds of play before the fault.
+    play_first: float
+    #: After the fault: every game over within ``finish`` s, no table silent ``stall`` s.
+    finish: float
+    stall: float
+
+
+async def play_through(base_url: str, ws_urls: Sequence[str], store: EventStore,
+                       fault: Callable[[], Awaitable[str]],
+                       scenario: Scenario) -> list[ScriptedHuman]:
+    """Play, call ``fault`` mid-game (it says what it did, for the failure
+    message), and check that every game ended, verifies, and holds each play
+    a person saw confirmed exactly once.  The people, for more checks."""
+    deadline = time.monotonic() + scenario.finish + 60
+    humans: list[ScriptedHuman] = []
+    playing: list[asyncio.Task[None]] = []
+    try:
+        async with httpx.AsyncClient(base_url=base_url, timeout=10) as http:
+            # People first: their games start when they sit, bots' at once.
+            for n in range(scenario.human_tables):
+                table_id = await create_table(http, **human_table(scenario.target,
+                                                                  scenario.clock))
+                human = ScriptedHuman(ws_urls, table_id,
+                                      await sit(http, table_id, 0, f"Player {n}"))
+                humans.append(human)
+                playing.append(asyncio.create_task(human.run(deadline)))
+            bot_ids = [await create_table(http, **bot_table(scenario.target))
+                       for _ in range(scenario.bot_tables)]
+        tables = [TableProgress(t) for t in [h.table_id for h in humans] + bot_ids]
+        watch = StoreWatch(store)
+        await asyncio.sleep(scenario.play_first)
+        await watch.poll(tables)
+        mid_game = [t for t in tables if not t.over and t.version > 0]
+        assert len(mid_game) >= len(tables) // 2, (
+            f"harness: only {len(mid_game)} of {len(tables)} tables were mid-game at the "
+            "fault; the games are too short for this machine")
+        after = await fault()
+        await watch.wait_finished(tables, within=scenario.finish, stall=scenario.stall,
+                                  after=after)
+        await settle(playing, scenario.stall)
+        problems = []
+        for human in humans:
+            if not human.over:
+                problems.append(f"table {human.table_id}: the person never saw GameEnded "
+                                f"(at version {human.version}; {human.last_failure})")
+            problems += human.problems
+        for table in tables:
+            await watch.checked_game(table.table_id)
+        for human in humans:
+            problems += human.check_store(await watch.checked_game(human.table_id))
+        assert not problems, "\n".join(problems)
+        return humans
+    finally:
+        for task in playing:
+            task.cancel()
+        for task in playing:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
 
 # ---------------------------------------------------------------- the store's view

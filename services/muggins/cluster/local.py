@@ -12,6 +12,7 @@ kept: a process restarted comes back where it was.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import os
 import shutil
 import signal
@@ -37,9 +38,11 @@ from muggins.embedded import (
     EmbeddedPostgres,
     EmbeddedServerError,
     NatsRoutes,
-    free_port,
     pid_alive,
     wait_for_port,
+)
+from muggins.embedded import (
+    free_port as any_free_port,
 )
 
 
@@ -178,6 +181,15 @@ class LocalCluster:
               extra_settings: dict[str, str]) -> ClusterState:
         if service_replicas < 1:
             raise ClusterError("a cluster needs at least one service replica")
+        taken: set[int] = set()
+
+        def free_port() -> int:
+            """A free port not handed out already (the kernel may offer one twice)."""
+            while (port := any_free_port()) in taken:
+                pass
+            taken.add(port)
+            return port
+
         instances = [Instance(name="postgres", kind="postgres")]
         instances += [Instance(name=f"nats-{n}", kind="nats", port=free_port(),
                                route_port=free_port(), monitor_port=free_port())
@@ -186,6 +198,8 @@ class LocalCluster:
             instances += [Instance(name=name, kind=process.kind,
                                    port=free_port() if process.serves_http else 0)
                           for name in process.instance_names()]
+        if port:
+            taken.add(port)
         instances.append(Instance(name="haproxy", kind="haproxy", port=port or free_port()))
         front = instances[-1].port
         return ClusterState(front_port=front, stats_port=free_port(), postgres_port=free_port(),
@@ -397,5 +411,5 @@ def _get_ok(url: str, timeout: float = 2.0) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
             return bool(response.status == 200)
-    except (urllib.error.URLError, OSError, ValueError):
-        return False
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException):
+        return False  # nothing there, or something that is not it

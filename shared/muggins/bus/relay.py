@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
+from typing import Any
 
 import structlog
 from nats.js import JetStreamContext
@@ -75,18 +76,26 @@ class Relay:
             # A full page may end halfway through an append: its last event
             # waits for the next page, which tells where that append ends.
             recorded = page[:-1] if len(page) == self.batch_size > 1 else page
-            acks = []
+            acks: list[asyncio.Future[Any]] = []
             js = self._js() if callable(self._js) else self._js
-            for index, event in enumerate(recorded):
-                after = page[index + 1] if index + 1 < len(page) else None
-                for subject, message_id, body in messages_for(event, _ends_append(event, after)):
-                    acks.append(
-                        await js.publish_async(
-                            subject, body, headers={"Nats-Msg-Id": message_id}
-                        )
-                    )
-            async with asyncio.timeout(self.publish_timeout):
-                await asyncio.gather(*acks)
+            try:
+                for index, event in enumerate(recorded):
+                    after = page[index + 1] if index + 1 < len(page) else None
+                    for subject, message_id, body in messages_for(event,
+                                                                  _ends_append(event, after)):
+                        acks.append(await js.publish_async(
+                            subject, body, headers={"Nats-Msg-Id": message_id},
+                            wait_stall=self.publish_timeout))
+                async with asyncio.timeout(self.publish_timeout):
+                    await asyncio.gather(*acks)
+            finally:
+                # An ack that never comes (a stream leader killed mid-publish)
+                # holds one of the client's in-flight permits until it is
+                # cancelled: without this, after a few thousand, publishing
+                # waited forever (seen killing a NATS node under play).
+                for ack in acks:
+                    if not ack.done():
+                        ack.cancel()
             self._position = recorded[-1].position
             total += len(recorded)
             self.published += len(recorded)

@@ -1,0 +1,92 @@
+"""A soak of the local cluster: 300 tables played through HAProxy by
+WebSocket clients (about one move a second each, a rematch at every game's
+end) for 30 minutes, two service replicas.
+
+Every minute it prints the minute's moves per second, p99 command-to-
+broadcast latency, errors and stalled tables, and the resident memory of
+every process of the cluster.  At the end: for each process, how much its
+memory grew in the first and in the second half.  It passes with 0 errors,
+0 stalls, 0 version gaps and memory that levels off (second-half growth
+under 10% of the process's size and under its first-half growth, or under
+10 MB).
+
+    python3 deploy/dev.py bench soak
+    MUGGINS_BENCH_SECONDS=300 MUGGINS_BENCH_TABLES=100 python3 deploy/dev.py bench soak
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.benchmarks.cluster_load import Load, create_tables, load_cluster, memory_by_process, play
+from tests.benchmarks.common import percentile
+
+SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "1800"))
+TABLES = int(os.environ.get("MUGGINS_BENCH_TABLES", "300"))
+SAMPLE_EVERY = float(os.environ.get("MUGGINS_BENCH_SAMPLE_EVERY", "60"))
+
+
+def levels_off(samples: list[float]) -> tuple[bool, float, float]:
+    """(levels off, first-half growth, second-half growth) in MB."""
+    middle = samples[len(samples) // 2]
+    first, second = middle - samples[0], samples[-1] - middle
+    return (second < 10 or (second < 0.1 * samples[-1] and second <= first)), first, second
+
+
+async def main() -> int:
+    gc.disable()  # the load generator's own pauses are not the service's
+    with tempfile.TemporaryDirectory(prefix="muggins-bench-soak-") as folder:
+        cluster = load_cluster(Path(folder) / "soak", replicas=2)
+        try:
+            seats = await create_tables(cluster.url, TABLES)
+            print(f"{TABLES} tables, two replicas, {SECONDS / 60:.0f} minutes; "
+                  f"memory in MB", flush=True)
+            load = Load()
+            playing = asyncio.create_task(play(cluster.url, seats, SECONDS, load))
+            memory: dict[str, list[float]] = {}
+            started = time.monotonic()
+            seen_moves = seen_latencies = seen_errors = 0
+            worst_stalled = 0
+            while not playing.done():
+                await asyncio.wait([playing], timeout=SAMPLE_EVERY)
+                if playing.done():
+                    break
+                sample = dict(memory_by_process(cluster))
+                for name, megabytes in sample.items():
+                    memory.setdefault(name, []).append(megabytes)
+                minute = load.latencies[seen_latencies:]
+                stalled = len(load.stalled())
+                worst_stalled = max(worst_stalled, stalled)
+                print(f"{(time.monotonic() - started) / 60:5.1f} min  "
+                      f"{(load.moves - seen_moves) / SAMPLE_EVERY:6.1f} moves/s  "
+                      f"p99 {percentile(minute, 0.99):6.1f} ms  "
+                      f"errors {len(load.errors) - seen_errors}  stalled {stalled}  "
+                      + "  ".join(f"{name} {mb:.0f}" for name, mb in sample.items()),
+                      flush=True)
+                seen_moves, seen_latencies = load.moves, len(load.latencies)
+                seen_errors = len(load.errors)
+            await playing
+        finally:
+            cluster.down()
+    print(f"\nall: {load.summary(SECONDS)}  worst stalled {worst_stalled}")
+    steady = True
+    for name, samples in memory.items():
+        if len(samples) < 3 or not samples[-1]:
+            continue
+        ok, first, second = levels_off(samples)
+        steady = steady and ok
+        print(f"  {name:<26} {samples[0]:7.0f} -> {samples[-1]:7.0f} MB  first half "
+              f"{first:+6.1f}  second half {second:+6.1f}  {'levels off' if ok else 'GROWS'}")
+    passed = steady and not load.errors and not load.gaps and worst_stalled == 0
+    print("soak passed" if passed else "SOAK FAILED")
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,31 @@
+"""What an operator relies on: a correlation id on every answer, and the
+metrics series the alerts in deploy/README.md are written against."""
+
+from __future__ import annotations
+
+import re
+
+from tests.service.conftest import Running
+
+
+async def test_a_sane_request_id_is_kept_and_an_insane_one_replaced(service: Running) -> None:
+    kept = await service.http.get("/healthz", headers={"X-Request-Id": "lb-1234.abc"})
+    assert kept.headers["x-request-id"] == "lb-1234.abc"
+    for hostile in ("x" * 500, "two words", "a/b"):
+        replaced = await service.http.get("/healthz", headers={"X-Request-Id": hostile})
+        assert re.fullmatch(r"[0-9a-f]{32}", replaced.headers["x-request-id"])
+    made = await service.http.get("/tables/nosuchtable1")
+    assert made.status_code == 404 and re.fullmatch(r"[0-9a-f]{32}",
+                                                    made.headers["x-request-id"])
+
+
+async def test_metrics_carry_the_series_the_alerts_use(service: Running) -> None:
+    created = await service.http.post("/tables", json={
+        "seats": 2, "bots": [{"seat": 0}, {"seat": 1}]})
+    assert created.status_code == 201
+    text = (await service.http.get("/metrics")).text
+    for name in ("muggins_relay_lag_events", "muggins_projector_lag_events",
+                 "muggins_due_tables", "muggins_overdue_tables",
+                 "muggins_oldest_overdue_seconds", "muggins_command_to_broadcast_seconds",
+                 "muggins_scheduler_failures_total"):
+        assert f"# TYPE {name}" in text, f"/metrics lacks {name}"
