@@ -12,6 +12,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import structlog
+from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
 from muggins.bus.jetstream import (
@@ -199,3 +200,33 @@ async def test_closing_the_connection_is_not_reported_as_an_outage(
         await client.close()
     assert [entry["event"] for entry in logs] == ["NATS connection closed"]
     assert all(entry["log_level"] != "warning" for entry in logs)
+
+
+async def test_acks_that_never_come_do_not_pile_up_and_stall_the_relay(
+    store: EventStore, nats_client: NatsClient
+) -> None:
+    """A stream leader killed mid-publish: some acks fail at once, others
+    never come.  The relay gives the missing ones up (cancels them) before
+    it tries again: before, they kept holding the client's in-flight
+    permits, and past a few thousand publishing waited forever.  Here no
+    stream takes the subjects: t1's messages go to a silent subscriber (no
+    ack ever), t2's to nobody (refused at once)."""
+    from nats.js.errors import NoStreamResponseError
+
+    js = nats_client.jetstream(publish_async_max_pending=8)
+    with contextlib.suppress(Exception):
+        await js.delete_stream(STREAM_NAME)
+    silent = await nats_client.subscribe("muggins.table.t1.>")
+    try:
+        for table in ("t1", "t2"):
+            await store.append(table, 0, MOVE, actor="seat:0")
+        relay = Relay(store, js, publish_timeout=1.0)
+        for _ in range(6):  # 2 acks lost a try, 8 permits: the 5th try would wait forever
+            async with asyncio.timeout(5):
+                with pytest.raises(NoStreamResponseError):
+                    await relay.publish_pending()
+            await asyncio.sleep(0.05)  # a cancelled future's callbacks run on the next turn
+            assert js.publish_async_pending() == 0
+    finally:
+        await silent.unsubscribe()
+        await ensure_stream(js)
