@@ -123,3 +123,9 @@ def test_standard_library_loggers_write_json_lines_too() -> None:
     line = json.loads(out.getvalue().strip())
     assert line["event"] == "a library's warning" and line["logger"] == "asyncpg.pool"
     assert "ValueError: boom" in line["exception"]
+
+
+def test_a_duplicate_window_longer_than_the_stream_keeps_is_refused() -> None:
+    with pytest.raises(SettingsError, match="stream_duplicate_window"):
+        load_settings(environ={"MUGGINS_STREAM_MAX_AGE": "600"})
+    assert load_settings(environ={"MUGGINS_STREAM_MAX_AGE": "0"}).stream_max_age == 0

@@ -51,7 +51,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         "MUGGINS_EVENTS")
     #: Copies of the stream in a NATS cluster (1 on one server; 3 in a cluster of three).
     stream_replicas: Annotated[int, msgspec.Meta(ge=1, le=5)] = 1
-    #: How long the stream keeps a message (the store keeps everything forever).
+    #: How long the stream keeps a message, 0 for no limit (the store keeps
+    #: everything forever).
     stream_max_age: Seconds = 7 * 24 * 3600.0
     stream_max_bytes: Positive = 8 * 1024**3
     #: A republished message inside this window is dropped as a duplicate: it
@@ -103,6 +104,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
             )
         if self.db_pool_min > self.db_pool_max:
             raise SettingsError("db_pool_min is larger than db_pool_max")
+        if self.stream_max_age and self.stream_duplicate_window > self.stream_max_age:
+            # JetStream refuses such a stream at start; say so before.
+            raise SettingsError("stream_duplicate_window is longer than stream_max_age")
 
     @property
     def data_path(self) -> Path:

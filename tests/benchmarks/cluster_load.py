@@ -72,8 +72,12 @@ class Load:
 def load_cluster(directory: Path, replicas: int, extra: dict[str, str] | None = None
                  ) -> LocalCluster:
     cluster = LocalCluster(directory)
-    cluster.up(port=0, service_replicas=replicas,
-               extra_settings={**LOAD_SETTINGS, **(extra or {})}, timeout=180)
+    try:
+        cluster.up(port=0, service_replicas=replicas,
+                   extra_settings={**LOAD_SETTINGS, **(extra or {})}, timeout=180)
+    except BaseException:
+        cluster.down()  # nothing left running behind a failed start
+        raise
     return cluster
 
 
