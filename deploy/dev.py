@@ -84,13 +84,16 @@ SYSTEM_PACKAGES = {"chromium": "chromium", "haproxy": "haproxy"}
 
 
 def _found(program: str) -> bool:
+    if program == "chromium" and os.environ.get("MUGGINS_CHROMIUM"):
+        return Path(os.environ["MUGGINS_CHROMIUM"]).exists()  # the browser tests' own choice
     return shutil.which(program) is not None or any(
         Path(folder, program).exists() for folder in ("/usr/sbin", "/usr/bin"))
 
 
 def ensure_system_packages() -> int:
     """Install the Debian packages the tests need where this user can (root,
-    or sudo without a password); otherwise say what to install and fail."""
+    or sudo without a password); otherwise say what to install (the tests
+    that need them then fail, saying so too; the others run)."""
     missing = [package for program, package in SYSTEM_PACKAGES.items() if not _found(program)]
     if not missing:
         return 0
@@ -111,10 +114,10 @@ def ensure_system_packages() -> int:
             ).returncode == 0
             if installed:
                 return 0
-    print(f"the tests need these Debian packages: {' '.join(missing)}\n"
-          f"install them (as root: apt-get install {' '.join(missing)}) and run again",
-          file=sys.stderr)
-    return 1
+    print(f"warning: the browser and cluster tests need these Debian packages: "
+          f"{' '.join(missing)}; install them (as root: apt-get install {' '.join(missing)}), "
+          "or those tests fail", file=sys.stderr)
+    return 0
 
 
 def test(args: list[str]) -> int:

@@ -129,3 +129,16 @@ def test_a_duplicate_window_longer_than_the_stream_keeps_is_refused() -> None:
     with pytest.raises(SettingsError, match="stream_duplicate_window"):
         load_settings(environ={"MUGGINS_STREAM_MAX_AGE": "600"})
     assert load_settings(environ={"MUGGINS_STREAM_MAX_AGE": "0"}).stream_max_age == 0
+
+
+@pytest.mark.parametrize("variable", ["MUGGINS_STREAM_MAX_AGE", "MUGGINS_CONSUMER_ACK_WAIT"])
+def test_no_endless_durations(variable: str) -> None:
+    with pytest.raises(SettingsError, match=variable.removeprefix("MUGGINS_").lower()):
+        load_settings(environ={variable: "inf"})
+
+
+def test_share_links_never_point_at_every_interface() -> None:
+    from muggins.tables.runtime import ServiceOptions
+
+    options = ServiceOptions.from_settings(Settings(listen_host="0.0.0.0", listen_port=8000))
+    assert options.base_url == "http://localhost:8000"

@@ -165,7 +165,8 @@ async def infrastructure(
         await ensure_stream(bus.js, stream_config(settings))
         store = EventStore(pool)
         connected = bus
-        the_relay = Relay(store, lambda: connected.js) if relay else None
+        the_relay = (Relay(store, lambda: connected.js,
+                           is_connected=lambda: connected.is_connected) if relay else None)
         if the_relay is not None:
             relay_task = asyncio.create_task(the_relay.run(stop), name="relay")
         yield Infrastructure(settings, database_url, nats_url, pool, store, bus, the_relay,
@@ -204,7 +205,8 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
     if scheduler is not None:
         seating.due_soon = commands.due_soon = scheduler.soon
     projectors = (
-        [ProjectorRunner(infra.pool, infra.store, make(), consumer=consumer_config(infra.settings))
+        [ProjectorRunner(infra.pool, infra.store, make(), consumer=consumer_config(infra.settings),
+                         stream=infra.settings.stream_name)
          for make in PROJECTIONS.values()]
         if options.projectors and players else []
     )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, get_args
 
 import click
 import msgspec
+import structlog
 
 from muggins.bootstrap import event_store_only, infrastructure, migrated_database
 from muggins.bots import BOT_LEVELS, BotLevel
@@ -93,7 +94,7 @@ def _settings() -> Settings:
                    "beside the players' process so a crowd of spectators cannot slow them "
                    "[role: all].")
 @click.option("--projectors/--no-projectors", default=None,
-              help="Run the projectors in this process [projectors_in_process: yes]; "
+              help="Run the projectors in this process [projectors_in_process: true]; "
                    "--no-projectors where they run as `muggins project NAME`.")
 def serve_command(host: str | None, port: int | None, bot_delay: float | None,
                   hand_pause: float | None, grace_period: float | None,
@@ -124,8 +125,9 @@ def serve_command(host: str | None, port: int | None, bot_delay: float | None,
     # future full collection (shorter pauses under load).
     gc.collect()
     gc.freeze()
-    click.echo(f"muggins is starting at http://{host}:{port}  (API: /schema; "
-               f"share links: {options.base_url})")
+    structlog.get_logger("muggins.serve").info(
+        "muggins is starting", listen=f"http://{host}:{port}", api="/schema",
+        share_links=options.base_url, role=options.role)
     # Idle keep-alive connections stay open longer than clients keep them
     # (httpx: 5 s, browsers and proxies up to 60 s): a server that closes an
     # idle connection at the instant a client reuses it resets that request
@@ -380,7 +382,9 @@ PROJECTORS = tuple(PROJECTIONS)
 @main.command("project")
 @click.argument("name", type=click.Choice(PROJECTORS))
 @click.option("--rebuild", is_flag=True, help="Drop the read model and rebuild it from event 0.")
-def project_command(name: str, rebuild: bool) -> None:
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Serve Prometheus metrics (projected events, lag) on this port; 0: none.")
+def project_command(name: str, rebuild: bool, metrics_port: int) -> None:
     """Run one projector as its own process: catch up, then follow the stream.
 
     With --rebuild it drops its read model, rebuilds it from the first event
@@ -392,10 +396,16 @@ def project_command(name: str, rebuild: bool) -> None:
 
     settings = _settings()
 
+    if metrics_port and not rebuild:
+        from prometheus_client import start_http_server
+
+        start_http_server(metrics_port, addr=settings.listen_host)
+
     async def run() -> int:
         async with infrastructure(settings, relay=False) as infra:
             runner = ProjectorRunner(infra.pool, infra.store, PROJECTIONS[name](),
-                                     consumer=consumer_config(settings))
+                                     consumer=consumer_config(settings),
+                                     stream=settings.stream_name)
             if not rebuild:
                 stop = asyncio.Event()
                 loop = asyncio.get_running_loop()
@@ -610,10 +620,6 @@ def replay_export(table: str, hand: int, game: int | None) -> None:
     sys.stdout.buffer.write(encode_record(record))
 
 
-if __name__ == "__main__":
-    main()
-
-
 @main.group("cluster")
 @click.option("--dir", "directory", type=click.Path(file_okay=False), default=".muggins-cluster",
               show_default=True, help="Where the cluster keeps its data, logs and state.")
@@ -621,20 +627,25 @@ if __name__ == "__main__":
 def cluster_group(context: click.Context, directory: str) -> None:
     """The whole site on this machine from real parts: PostgreSQL, three NATS
     servers, service replicas, a spectators' process, the projectors and HAProxy."""
-    from muggins.cluster.local import LocalCluster
+    from muggins.cluster.local import ClusterError, LocalCluster
 
-    context.obj = LocalCluster(Path(directory))
+    try:
+        context.obj = LocalCluster(Path(directory))
+    except ClusterError as error:
+        raise click.ClickException(str(error)) from None
 
 
 @cluster_group.command("up")
-@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
-              help="Where HAProxy listens (the site's address).")
-@click.option("--replicas", type=click.IntRange(1, 16), default=2, show_default=True,
-              help="Service replicas behind HAProxy.")
+@click.option("--port", type=click.IntRange(0, 65535), default=None,
+              help="Where HAProxy listens, the site's address [8080; 0: any free port]. "
+                   "Chosen at the first `up` and kept.")
+@click.option("--replicas", type=click.IntRange(1, 16), default=None,
+              help="Service replicas behind HAProxy [2]. Chosen at the first `up` and kept.")
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
               help="A setting for every muggins process, e.g. --set bot_delay=0.2.")
 @click.pass_obj
-def cluster_up(cluster: LocalCluster, port: int, replicas: int, settings: tuple[str, ...]) -> None:
+def cluster_up(cluster: LocalCluster, port: int | None, replicas: int | None,
+               settings: tuple[str, ...]) -> None:
     """Start the cluster (whatever of it is not running)."""
     from muggins.cluster.local import ClusterError
 
@@ -725,7 +736,9 @@ def _print_cluster(cluster: LocalCluster) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("process", "kind", "running", "ready", "port", "pid")
+    table = Table("process", "kind", "running", "ready", "port", "pid",
+                  caption=f"HAProxy's statistics: http://127.0.0.1:{cluster.stats_port}/ "
+                          "(Prometheus: /metrics there)")
     for instance in cluster.instances():
         running = cluster.is_running(instance.name)
         ready = running and cluster.is_ready(instance.name)
@@ -733,3 +746,7 @@ def _print_cluster(cluster: LocalCluster) -> None:
                       "yes" if ready else "[red]no[/red]", str(instance.port or ""),
                       str(instance.pid or ""))
     Console().print(table)
+
+
+if __name__ == "__main__":
+    main()

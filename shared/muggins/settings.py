@@ -21,7 +21,8 @@ import msgspec
 LogFormat = Literal["auto", "console", "json"]
 Role = Literal["all", "spectators"]
 
-Seconds = Annotated[float, msgspec.Meta(ge=0)]
+#: Up to ten years: NATS counts in nanoseconds (and "inf" is no duration).
+Seconds = Annotated[float, msgspec.Meta(ge=0, le=10 * 365 * 24 * 3600)]
 Port = Annotated[int, msgspec.Meta(ge=0, le=65535)]
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 
@@ -54,14 +55,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     #: How long the stream keeps a message, 0 for no limit (the store keeps
     #: everything forever).
     stream_max_age: Seconds = 7 * 24 * 3600.0
-    stream_max_bytes: Positive = 8 * 1024**3
+    stream_max_bytes: Annotated[int, msgspec.Meta(ge=1, le=2**62)] = 8 * 1024**3
     #: A republished message inside this window is dropped as a duplicate: it
     #: must outlast a relay crash between publishing and saving its checkpoint.
-    stream_duplicate_window: Annotated[float, msgspec.Meta(ge=1)] = 15 * 60.0
+    stream_duplicate_window: Annotated[float, msgspec.Meta(ge=1, le=7 * 24 * 3600)] = 15 * 60.0
     #: The projectors' durable consumers: how long a fetched message waits for
     #: its ack before it is sent again, and how many may wait at once.
-    consumer_ack_wait: Annotated[float, msgspec.Meta(ge=1)] = 30.0
-    consumer_max_ack_pending: Positive = 10_000
+    consumer_ack_wait: Annotated[float, msgspec.Meta(ge=1, le=3600)] = 30.0
+    consumer_max_ack_pending: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 10_000
 
     # -- the table service ------------------------------------------------------
     #: Where ``muggins serve`` listens.

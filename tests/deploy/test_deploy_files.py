@@ -86,8 +86,11 @@ def compose_haproxy_config() -> str:
         return [(name, f"{name}:{CONTAINER_PORT}")
                 for process in PROCESSES if process.kind == kind
                 for name in process.instance_names()]
+    # Docker's own name server: a container restarted at another address is
+    # found again (names are looked up again and again, not once at start).
     return haproxy_config(f"*:{FRONT_PORT}", players=servers("service"),
-                          spectators=servers("spectators"), stats=f"*:{STATS_PORT}")
+                          spectators=servers("spectators"), stats=f"*:{STATS_PORT}",
+                          nameserver="127.0.0.11:53")
 
 
 def kubernetes_haproxy_config() -> str:
@@ -413,9 +416,13 @@ def test_compose_haproxy_configuration_is_the_rendered_one() -> None:
     haproxy = compose_services()["haproxy"]
     assert "./compose/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in haproxy["volumes"]
     assert f"{FRONT_PORT}:{FRONT_PORT}" in haproxy["ports"]
-    # HAProxy resolves its servers' names at start: they must be up first.
+    # HAProxy looks its servers up again and again: it starts without waiting
+    # for them to be healthy (a slow spectators' process must not keep the
+    # whole site away), only after they were created.
     http_instances = {name for process in HTTP_PROCESSES for name in process.instance_names()}
     assert set(haproxy["depends_on"]) == http_instances
+    assert all(condition["condition"] == "service_started"
+               for condition in haproxy["depends_on"].values())
 
 
 # -- Kubernetes -------------------------------------------------------------------------

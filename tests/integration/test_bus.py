@@ -230,3 +230,29 @@ async def test_acks_that_never_come_do_not_pile_up_and_stall_the_relay(
     finally:
         await silent.unsubscribe()
         await ensure_stream(js)
+
+
+async def test_a_projectors_consumer_made_earlier_takes_the_settings(
+    store: EventStore, js: JetStreamContext
+) -> None:
+    from nats.js.api import AckPolicy, ConsumerConfig
+
+    from muggins.projections.read_models import Leaderboard
+    from muggins.projections.runner import ProjectorRunner, consumer_config
+    from muggins.settings import Settings
+    from muggins.streams import ALL_PUBLIC_SUBJECTS
+
+    durable = "projector-leaderboard"
+    await js.add_consumer(STREAM_NAME, ConsumerConfig(
+        durable_name=durable, filter_subject=ALL_PUBLIC_SUBJECTS,
+        ack_policy=AckPolicy.EXPLICIT, ack_wait=30, max_ack_pending=100))
+    settings = Settings(consumer_ack_wait=45, consumer_max_ack_pending=500)
+    runner = ProjectorRunner(store.pool, store, Leaderboard(), consumer=consumer_config(settings))
+    bell = await runner._subscribe(js)
+    try:
+        assert bell is not None
+        info = await js.consumer_info(STREAM_NAME, durable)
+        assert (info.config.ack_wait, info.config.max_ack_pending) == (45, 500)
+    finally:
+        await bell.unsubscribe()
+        await js.delete_consumer(STREAM_NAME, durable)

@@ -8,9 +8,11 @@ addresses differ (tests/deploy checks the committed copies are this text).
   with the service replicas as backups when it is down.
 * A server takes traffic only while ``GET /readyz`` answers 200 (checked
   every second, out after 2 failures, back after 2 successes).
-* WebSockets and event streams are tunnels: they stay open for an hour of
-  silence (the client pings every few seconds anyway).  When a replica dies,
-  its sockets close and the clients reconnect through here to another one.
+* WebSockets are tunnels: they stay open for an hour of silence (the
+  client pings every few seconds anyway); event streams send a keep-alive
+  every 15 s, inside the 75 s timeouts.  When a replica dies, its sockets
+  close and the clients reconnect through here to another one.
+* ``/metrics`` is refused from outside: scrape each process directly.
 * Every request gets an ``X-Request-Id`` the service logs as its
   correlation id, and ``X-Forwarded-For`` with the client's address, which
   the service believes from here only (setting forwarded_allow_ips).
@@ -26,9 +28,16 @@ Server = tuple[str, str]  # (name, host:port)
 
 
 def haproxy_config(bind: str, players: Sequence[Server], spectators: Sequence[Server],
-                   *, stats: str | None = None) -> str:
+                   *, stats: str | None = None, nameserver: str | None = None) -> str:
     """HAProxy's configuration: listening on ``bind`` (host:port), in front of
-    the ``players`` (service replicas) and ``spectators`` processes."""
+    the ``players`` (service replicas) and ``spectators`` processes.
+
+    ``nameserver`` (host:port): the servers' names are looked up there, again
+    and again, instead of once at start; where a restarted container may come
+    back at another address (compose: Docker's 127.0.0.11:53).  A name not
+    found yet only leaves that server down until it is.
+    """
+    resolving = " resolvers site init-addr last,libc,none" if nameserver else ""
     lines = [
         "# Made by muggins.cluster.haproxy from the topology: change it there.",
         "global",
@@ -46,12 +55,21 @@ def haproxy_config(bind: str, players: Sequence[Server], spectators: Sequence[Se
         "    timeout http-keep-alive 75s",
         "    timeout tunnel 1h",
         "    timeout client-fin 5s",
-        "    default-server inter 1s fall 2 rise 2",
+        f"    default-server inter 1s fall 2 rise 2{resolving}",
         "",
+        *([
+            "resolvers site",
+            f"    nameserver dns {nameserver}",
+            "    hold valid 1s",
+            "",
+        ] if nameserver else []),
         "frontend site",
         f"    bind {bind}",
         "    unique-id-format %{+X}o%ci%cp%fp%Ts%rt%pid",
         "    unique-id-header X-Request-Id",
+        # Metrics are for the operator, scraped from each process directly:
+        # from outside, they would leak figures and cost database queries.
+        "    http-request deny deny_status 404 if { path /metrics }",
         f"    acl for_spectators path_reg {SPECTATOR_PATHS}",
         "    use_backend spectators if for_spectators",
         "    default_backend players",

@@ -12,10 +12,13 @@ kept: a process restarted comes back where it was.
 from __future__ import annotations
 
 import contextlib
+import csv
 import http.client
 import os
+import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -28,6 +31,7 @@ import msgspec
 
 from muggins.cluster.haproxy import haproxy_config
 from muggins.cluster.topology import (
+    ADDRESS_SETTINGS,
     NATS_CLUSTER_NAME,
     NATS_NODES,
     MugginsProcess,
@@ -41,9 +45,13 @@ from muggins.embedded import (
     pid_alive,
     wait_for_port,
 )
-from muggins.embedded import (
-    free_port as any_free_port,
-)
+from muggins.settings import SettingsError, load_settings
+
+#: Ports a cluster keeps (chosen at its first ``up``): below Linux's default
+#: range for outgoing connections (32768-60999).
+KEPT_PORTS = (20000, 32000)
+#: Settings that shape the topology itself: never given to every process.
+TOPOLOGY_SETTINGS = ADDRESS_SETTINGS | {"MUGGINS_ROLE", "MUGGINS_PROJECTORS_IN_PROCESS"}
 
 
 class ClusterError(Exception):
@@ -58,6 +66,9 @@ class Instance(msgspec.Struct, kw_only=True):
     #: Its client port (HTTP for muggins and HAProxy); 0 for projectors.
     port: int = 0
     pid: int | None = None
+    #: When that pid's process started (/proc): a pid reused by another
+    #: process after a reboot is not ours, and is never signalled.
+    started: str = ""
     #: NATS: its route port and monitoring port.
     route_port: int = 0
     monitor_port: int = 0
@@ -72,6 +83,42 @@ class ClusterState(msgspec.Struct, kw_only=True):
     #: Extra MUGGINS_* settings every muggins process gets (tests: short bot delays).
     extra_settings: dict[str, str] = {}
     instances: list[Instance] = []
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _check_extra_settings(extra: dict[str, str]) -> None:
+    refused = sorted(set(extra) & TOPOLOGY_SETTINGS)
+    if refused:
+        raise ClusterError(f"{', '.join(refused)} shape the cluster itself: not settable for "
+                           "every process")
+    try:
+        load_settings(environ=extra)
+    except SettingsError as error:
+        raise ClusterError(str(error)) from None
+
+
+def _start_time(pid: int | None) -> str:
+    """A process's start time, in clock ticks since boot ("" if none)."""
+    if pid is None:
+        return ""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _ours(instance: Instance) -> bool:
+    """The instance's process runs: its pid is alive and is still that process."""
+    return pid_alive(instance.pid) and (
+        not instance.started or _start_time(instance.pid) == instance.started)
 
 
 def _muggins_command() -> list[str]:
@@ -98,7 +145,12 @@ class LocalCluster:
         self.logs = self.directory / "logs"
         self.state: ClusterState | None = None
         if self.state_file.exists():
-            self.state = msgspec.json.decode(self.state_file.read_bytes(), type=ClusterState)
+            try:
+                self.state = msgspec.json.decode(self.state_file.read_bytes(),
+                                                 type=ClusterState)
+            except msgspec.DecodeError as error:
+                raise ClusterError(f"{self.state_file} is damaged ({error}): stop what runs "
+                                   "by hand and remove it") from None
 
     # ------------------------------------------------------------ addresses
 
@@ -106,6 +158,10 @@ class LocalCluster:
     def url(self) -> str:
         """The site, through the load balancer."""
         return f"http://127.0.0.1:{self._state.front_port}"
+
+    @property
+    def stats_port(self) -> int:
+        return self._state.stats_port
 
     @property
     def nats_url(self) -> str:
@@ -132,20 +188,37 @@ class LocalCluster:
         return self.state
 
     def _save(self) -> None:
+        """Written aside, then moved in place: an interrupted write leaves the old file."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.state_file.write_bytes(msgspec.json.format(msgspec.json.encode(self._state)))
+        written = self.state_file.with_suffix(".json.new")
+        written.write_bytes(msgspec.json.format(msgspec.json.encode(self._state)))
+        os.replace(written, self.state_file)
 
     # ------------------------------------------------------------ up and down
 
-    def up(self, *, port: int = 8080, service_replicas: int = 2,
+    def up(self, *, port: int | None = None, service_replicas: int | None = None,
            extra_settings: dict[str, str] | None = None, timeout: float = 90.0) -> None:
-        """Start everything not running yet (all of it the first time)."""
+        """Start everything not running yet (all of it the first time: HAProxy
+        on ``port``, 8080 unless given, 0 for any free one; two service
+        replicas unless given).  ``extra_settings`` (MUGGINS_* variables) go to
+        every muggins process; those that shape the topology are refused."""
+        extra = dict(extra_settings or {})
+        _check_extra_settings(extra)
         if self.state is None:
-            self.state = self._plan(port, service_replicas, extra_settings or {})
+            self.state = self._plan(8080 if port is None else port,
+                                    2 if service_replicas is None else service_replicas, extra)
             self._save()
-        elif extra_settings:
-            self._state.extra_settings.update(extra_settings)
-            self._save()
+        else:
+            made = self.state
+            if (port not in (None, 0, made.front_port)
+                    or service_replicas not in (None, made.service_replicas)):
+                raise ClusterError(
+                    f"the cluster in {self.directory} was made with --port {made.front_port} "
+                    f"--replicas {made.service_replicas}: use those, or `down` and remove "
+                    "the directory for another")
+            if extra:
+                made.extra_settings.update(extra)
+                self._save()
         self.logs.mkdir(parents=True, exist_ok=True)
         self.start_postgres()
         for node in self.instances("nats"):
@@ -171,11 +244,17 @@ class LocalCluster:
         if self.state is None:
             return
         order = {"service": 0, "spectators": 0, "projector": 0, "haproxy": 1, "nats": 2}
+        failures = []
         for instance in sorted(self.instances(), key=lambda i: order.get(i.kind, 3)):
-            if instance.kind == "postgres":
-                self.stop_postgres()
-            else:
-                self.stop(instance.name)
+            try:  # one that will not stop does not keep the others running
+                if instance.kind == "postgres":
+                    self.stop_postgres()
+                else:
+                    self.stop(instance.name)
+            except (ClusterError, OSError) as error:
+                failures.append(f"{instance.name}: {error}")
+        if failures:
+            raise ClusterError("could not stop " + "; ".join(failures))
 
     def _plan(self, port: int, service_replicas: int,
               extra_settings: dict[str, str]) -> ClusterState:
@@ -183,12 +262,17 @@ class LocalCluster:
             raise ClusterError("a cluster needs at least one service replica")
         taken: set[int] = set()
 
+        chooser = random.Random()
+
         def free_port() -> int:
-            """A free port not handed out already (the kernel may offer one twice)."""
-            while (port := any_free_port()) in taken:
-                pass
-            taken.add(port)
-            return port
+            """A port free now, below the kernel's range for outgoing connections
+            (which could take it while its process is down), not handed out already."""
+            for _ in range(1000):
+                port = chooser.randrange(*KEPT_PORTS)
+                if port not in taken and _bindable(port):
+                    taken.add(port)
+                    return port
+            raise ClusterError(f"no free port between {KEPT_PORTS[0]} and {KEPT_PORTS[1]}")
 
         instances = [Instance(name="postgres", kind="postgres")]
         instances += [Instance(name=f"nats-{n}", kind="nats", port=free_port(),
@@ -214,7 +298,7 @@ class LocalCluster:
         if instance.kind == "postgres":
             self.start_postgres()
             return
-        if pid_alive(instance.pid):
+        if _ours(instance):
             return
         self.logs.mkdir(parents=True, exist_ok=True)
         if instance.kind == "nats":
@@ -222,6 +306,7 @@ class LocalCluster:
             node.start(timeout)
             # The process started now (its pid file may not be written yet).
             instance.pid = node.process.pid if node.process else node.running_pid()
+            instance.started = _start_time(instance.pid)
         else:
             argv, environment = self._command(instance)
             with open(self.logs / f"{name}.log", "ab") as log:
@@ -229,6 +314,7 @@ class LocalCluster:
                                            stdin=subprocess.DEVNULL, env=environment,
                                            cwd=self.directory, start_new_session=True)
             instance.pid = process.pid
+            instance.started = _start_time(process.pid)
         self._save()
         if wait:
             self.wait_ready(name, timeout)
@@ -262,14 +348,28 @@ class LocalCluster:
         self.stop(name)
         self.start(name, timeout=timeout)
 
-    def roll(self, *, timeout: float = 60.0, pause: float = 2.0) -> Iterator[str]:
+    def roll(self, *, timeout: float = 60.0, pause: float = 1.0) -> Iterator[str]:
         """Restart every service replica, one after another, each back and
         ready before the next goes (yields each name as it is done)."""
         for instance in self.instances("service"):
             self.restart(instance.name, timeout=timeout)
-            # HAProxy takes it back after two good checks a second apart.
-            time.sleep(pause)
+            self.wait_balanced(instance.name, timeout)
+            time.sleep(pause)  # settle: its players reconnected before the next goes
             yield instance.name
+
+    def wait_balanced(self, name: str, timeout: float = 30.0) -> None:
+        """Until HAProxy counts ``name`` up again (its statistics, as CSV)."""
+        deadline = time.monotonic() + timeout
+        url = f"http://127.0.0.1:{self._state.stats_port}/;csv"
+        while time.monotonic() < deadline:
+            with (contextlib.suppress(OSError, urllib.error.URLError, http.client.HTTPException),
+                  urllib.request.urlopen(url, timeout=2) as response):
+                for row in csv.reader(response.read().decode().splitlines()):
+                    if (len(row) > 17 and row[0] == "players" and row[1] == name
+                            and row[17].startswith("UP")):
+                        return
+            time.sleep(0.2)
+        raise ClusterError(f"HAProxy did not take {name} back within {timeout:.0f} s")
 
     def start_postgres(self) -> None:
         try:
@@ -289,7 +389,7 @@ class LocalCluster:
         instance = self.instance(name)
         if instance.kind == "postgres":
             return self.postgres.running_port(self.directory / "postgres") is not None
-        return pid_alive(instance.pid)
+        return _ours(instance)
 
     def is_ready(self, name: str) -> bool:
         """Running and, for HTTP processes, answering /readyz with 200."""
@@ -393,8 +493,8 @@ class LocalCluster:
 
     @staticmethod
     def _signal(instance: Instance, how: signal.Signals) -> None:
-        if instance.pid is not None and pid_alive(instance.pid):
-            with contextlib.suppress(ProcessLookupError):
+        if instance.pid is not None and _ours(instance):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(instance.pid, how)
 
     @staticmethod

@@ -99,7 +99,7 @@ def create_app(
     infra: Infrastructure | None = None,
 ) -> Litestar:
     """The table service: ``infra`` if given (tests), else started from ``settings``."""
-    service_options = options or ServiceOptions()
+    service_options = options or ServiceOptions.from_settings(settings)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:

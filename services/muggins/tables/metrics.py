@@ -51,22 +51,35 @@ class BroadcastClock:
     """When each append's command came in, until its view goes out.
 
     Commands starts the clock for (stream, version) it appended; the table's
-    follower in the same process stops it when the view at that version
-    reaches the sockets.  An append nobody here follows is forgotten.
+    follower in the same process stops it when a view at that version or
+    later reaches the sockets (a burst of appends settles once, at its last
+    version: every command in it is timed then).  The appends of a table
+    nobody here follows are forgotten, the oldest first, past MAX_PENDING.
     """
 
     def __init__(self) -> None:
-        self._started: OrderedDict[tuple[str, int], float] = OrderedDict()
+        #: stream -> [(version, when its command came in)], oldest first.
+        self._started: OrderedDict[str, list[tuple[int, float]]] = OrderedDict()
+        self._pending = 0
 
     def started(self, stream: str, version: int, at: float) -> None:
-        self._started[(stream, version)] = at
-        while len(self._started) > MAX_PENDING:
-            self._started.popitem(last=False)
+        self._started.setdefault(stream, []).append((version, at))
+        self._started.move_to_end(stream)
+        self._pending += 1
+        while self._pending > MAX_PENDING:
+            _stream, forgotten = self._started.popitem(last=False)
+            self._pending -= len(forgotten)
 
     def broadcast(self, stream: str, version: int) -> None:
-        at = self._started.pop((stream, version), None)
-        if at is not None:
-            COMMAND_TO_BROADCAST.observe(time.monotonic() - at)
+        waiting = self._started.get(stream)
+        if not waiting:
+            return
+        now = time.monotonic()
+        while waiting and waiting[0][0] <= version:
+            COMMAND_TO_BROADCAST.observe(now - waiting.pop(0)[1])
+            self._pending -= 1
+        if not waiting:
+            del self._started[stream]
 
 
 async def refresh(runtime: Runtime) -> None:

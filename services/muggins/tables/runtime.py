@@ -59,7 +59,10 @@ class ServiceOptions:
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> ServiceOptions:
         """The options the settings give, with ``overrides`` (command-line flags) on top."""
-        base_url = settings.public_url or f"http://{settings.listen_host}:{settings.listen_port}"
+        # Listening on every interface says nothing of how people reach it.
+        host = ("localhost" if settings.listen_host in ("0.0.0.0", "::", "")
+                else settings.listen_host)
+        base_url = settings.public_url or f"http://{host}:{settings.listen_port}"
         values: dict[str, Any] = dict(
             base_url=base_url, bot_delay=settings.bot_delay, hand_pause=settings.hand_pause,
             grace_period=settings.grace_period, projectors=settings.projectors_in_process,

@@ -46,8 +46,13 @@ class Relay:
         poll_interval: float = 1.0,
         publish_timeout: float = 5.0,
         checkpoint_interval: float = 0.25,
+        is_connected: Callable[[], bool] = lambda: True,
     ) -> None:
         self.store = store
+        #: Whether NATS is connected now: while it is not, nothing is published
+        #: (a publish while the client reconnects can fail after taking one
+        #: of the client's in-flight permits, which is then never given back).
+        self._is_connected = is_connected
         #: JetStream, or where to get the current one (the bus makes a new
         #: connection, and so a new context, if its client ever closes).
         self._js = js
@@ -76,6 +81,9 @@ class Relay:
             # A full page may end halfway through an append: its last event
             # waits for the next page, which tells where that append ends.
             recorded = page[:-1] if len(page) == self.batch_size > 1 else page
+            if not self._is_connected():  # NATS is away: the next wake-up or poll tries again
+                await self._save_checkpoint(force=True)
+                return total
             acks: list[asyncio.Future[Any]] = []
             js = self._js() if callable(self._js) else self._js
             try:

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 import asyncpg
+import nats.js.errors
 import structlog
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
@@ -71,8 +73,11 @@ class ProjectorRunner:
     """Feeds one projection every stored event once, in order, and keeps its checkpoint."""
 
     def __init__(self, pool: asyncpg.Pool, store: EventStore, projection: Projection,
-                 page_size: int = 2000, consumer: ConsumerConfig | None = None) -> None:
+                 page_size: int = 2000, consumer: ConsumerConfig | None = None,
+                 stream: str | None = None) -> None:
         self.pool = pool
+        #: The JetStream stream its bell's consumer reads (setting stream_name).
+        self.stream = stream or Settings().stream_name
         #: The bell's durable consumer (its name is set here).
         self.consumer = consumer or consumer_config(Settings())
         self.store = store
@@ -186,12 +191,29 @@ class ProjectorRunner:
             await self._unsubscribe(bell)
 
     async def _subscribe(self, js: JetStreamContext) -> Any:
+        durable = f"projector-{self.name}"
         try:
-            return await js.pull_subscribe(ALL_PUBLIC_SUBJECTS, durable=f"projector-{self.name}",
+            await self._update_consumer(js, durable)
+            return await js.pull_subscribe(ALL_PUBLIC_SUBJECTS, durable=durable,
                                            config=self.consumer)
         except Exception as error:  # no bell for now: the store poll covers it
             log.info("projector could not subscribe to the bus", error=repr(error))
             return None
+
+    async def _update_consumer(self, js: JetStreamContext, durable: str) -> None:
+        """A durable consumer made earlier takes the settings' ack wait and
+        pending limit (pull_subscribe applies them only when it creates one)."""
+        try:
+            info = await js.consumer_info(self.stream, durable)
+        except nats.js.errors.NotFoundError:
+            return  # pull_subscribe makes it, with the settings
+        wanted = (self.consumer.ack_wait, self.consumer.max_ack_pending)
+        if (info.config.ack_wait, info.config.max_ack_pending) == wanted:
+            return
+        await js.add_consumer(self.stream, dataclasses.replace(
+            info.config, ack_wait=wanted[0], max_ack_pending=wanted[1]))
+        log.info("projector's consumer updated to the settings", projector=self.name,
+                 ack_wait=wanted[0], max_ack_pending=wanted[1])
 
     @staticmethod
     async def _unsubscribe(bell: Any) -> None:
