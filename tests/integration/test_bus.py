@@ -243,16 +243,21 @@ async def test_a_projectors_consumer_made_earlier_takes_the_settings(
     from muggins.streams import ALL_PUBLIC_SUBJECTS
 
     durable = "projector-leaderboard"
-    await js.add_consumer(STREAM_NAME, ConsumerConfig(
-        durable_name=durable, filter_subject=ALL_PUBLIC_SUBJECTS,
-        ack_policy=AckPolicy.EXPLICIT, ack_wait=30, max_ack_pending=100))
     settings = Settings(consumer_ack_wait=45, consumer_max_ack_pending=500)
-    runner = ProjectorRunner(store.pool, store, Leaderboard(), consumer=consumer_config(settings))
-    bell = await runner._subscribe(js)
-    try:
-        assert bell is not None
-        info = await js.consumer_info(STREAM_NAME, durable)
-        assert (info.config.ack_wait, info.config.max_ack_pending) == (45, 500)
-    finally:
-        await bell.unsubscribe()
-        await js.delete_consumer(STREAM_NAME, durable)
+    # Made with other limits: updated in place.  Made acking each message
+    # (before one ack covered a fetch): made again.
+    for policy in (AckPolicy.ALL, AckPolicy.EXPLICIT):
+        await js.add_consumer(STREAM_NAME, ConsumerConfig(
+            durable_name=durable, filter_subject=ALL_PUBLIC_SUBJECTS,
+            ack_policy=policy, ack_wait=30, max_ack_pending=100))
+        runner = ProjectorRunner(store.pool, store, Leaderboard(),
+                                 consumer=consumer_config(settings))
+        bell = await runner._subscribe(js)
+        try:
+            assert bell is not None
+            info = await js.consumer_info(STREAM_NAME, durable)
+            assert (info.config.ack_wait, info.config.max_ack_pending) == (45, 500)
+            assert info.config.ack_policy == AckPolicy.ALL
+        finally:
+            await bell.unsubscribe()
+            await js.delete_consumer(STREAM_NAME, durable)

@@ -51,8 +51,10 @@ LAG_LOG_EVERY = 10.0
 
 def consumer_config(settings: Settings) -> ConsumerConfig:
     """The projectors' durable consumer, from the settings.  It only rings a
-    bell, so it starts at new messages: history is read from the store."""
-    return ConsumerConfig(deliver_policy=DeliverPolicy.NEW, ack_policy=AckPolicy.EXPLICIT,
+    bell, so it starts at new messages (history is read from the store), and
+    one ack covers a whole fetch (AckPolicy.ALL): acking each message cost
+    the NATS cluster a replicated write per message per projector."""
+    return ConsumerConfig(deliver_policy=DeliverPolicy.NEW, ack_policy=AckPolicy.ALL,
                           ack_wait=settings.consumer_ack_wait,
                           max_ack_pending=settings.consumer_max_ack_pending)
 
@@ -184,9 +186,9 @@ class ProjectorRunner:
                     bell = None
                     await pause_unless_stopped(stop, poll_interval)
                     continue
-                for message in messages:
+                if messages:
                     with contextlib.suppress(Exception):
-                        await message.ack()
+                        await messages[-1].ack()  # and every message before it
         finally:
             await self._unsubscribe(bell)
 
@@ -207,6 +209,11 @@ class ProjectorRunner:
             info = await js.consumer_info(self.stream, durable)
         except nats.js.errors.NotFoundError:
             return  # pull_subscribe makes it, with the settings
+        if info.config.ack_policy != self.consumer.ack_policy:
+            # Fixed once made: a bell may be made again (history is in the store).
+            await js.delete_consumer(self.stream, durable)
+            log.info("projector's consumer made again for its ack policy", projector=self.name)
+            return
         wanted = (self.consumer.ack_wait, self.consumer.max_ack_pending)
         if (info.config.ack_wait, info.config.max_ack_pending) == wanted:
             return
