@@ -51,10 +51,11 @@ LAG_LOG_EVERY = 10.0
 
 def consumer_config(settings: Settings) -> ConsumerConfig:
     """The projectors' durable consumer, from the settings.  It only rings a
-    bell, so it starts at new messages (history is read from the store), and
-    one ack covers a whole fetch (AckPolicy.ALL): acking each message cost
-    the NATS cluster a replicated write per message per projector."""
-    return ConsumerConfig(deliver_policy=DeliverPolicy.NEW, ack_policy=AckPolicy.ALL,
+    bell, so it starts at new messages (history is read from the store).
+    Each message is acked: one ack per fetch (AckPolicy.ALL) was tried and
+    measured slower through HAProxy (200 tables, one replica: p99 254 ms
+    against 96 ms the same hour)."""
+    return ConsumerConfig(deliver_policy=DeliverPolicy.NEW, ack_policy=AckPolicy.EXPLICIT,
                           ack_wait=settings.consumer_ack_wait,
                           max_ack_pending=settings.consumer_max_ack_pending)
 
@@ -186,9 +187,9 @@ class ProjectorRunner:
                     bell = None
                     await pause_unless_stopped(stop, poll_interval)
                     continue
-                if messages:
+                for message in messages:
                     with contextlib.suppress(Exception):
-                        await messages[-1].ack()  # and every message before it
+                        await message.ack()
         finally:
             await self._unsubscribe(bell)
 
