@@ -87,14 +87,17 @@ class Relay:
             acks: list[asyncio.Future[Any]] = []
             js = self._js() if callable(self._js) else self._js
             try:
-                for index, event in enumerate(recorded):
-                    after = page[index + 1] if index + 1 < len(page) else None
-                    for subject, message_id, body in messages_for(event,
-                                                                  _ends_append(event, after)):
-                        acks.append(await js.publish_async(
-                            subject, body, headers={"Nats-Msg-Id": message_id},
-                            wait_stall=self.publish_timeout))
+                # One deadline for the page: publishing included, as the
+                # client waits for an in-flight permit when all are taken.
+                # (Not one per message: a timer per publish cost p99 34 ->
+                # 117 ms at 200 tables.)
                 async with asyncio.timeout(self.publish_timeout):
+                    for index, event in enumerate(recorded):
+                        after = page[index + 1] if index + 1 < len(page) else None
+                        for subject, message_id, body in messages_for(
+                                event, _ends_append(event, after)):
+                            acks.append(await js.publish_async(
+                                subject, body, headers={"Nats-Msg-Id": message_id}))
                     await asyncio.gather(*acks)
             finally:
                 # An ack that never comes (a stream leader killed mid-publish)
