@@ -147,6 +147,16 @@ def _give_to_server(path: Path, run_as: dict[str, object]) -> None:
         os.chown(path, cast(int, run_as["user"]), cast(int, run_as["group"]))
 
 
+def wait_gone(pid: int | None, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for process ``pid`` to end; whether it did."""
+    deadline = time.monotonic() + timeout
+    while pid_alive(pid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def pid_alive(pid: int | None) -> bool:
     """Whether process ``pid`` runs: a child of ours that ended is reaped, and
     a zombie (killed, its parent gone, not yet reaped: a container's init
@@ -504,7 +514,7 @@ class EmbeddedNats:
         if pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            self._wait_gone(pid, 10)
+            wait_gone(pid, 10)
         if self.process is not None:
             self.process.wait(10)
             self.process = None
@@ -515,26 +525,11 @@ class EmbeddedNats:
         if pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-            if not self._wait_gone(pid, timeout):
+            if not wait_gone(pid, timeout):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-                self._wait_gone(pid, timeout)
+                wait_gone(pid, timeout)
         if self.process is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout)
             self.process = None
-
-    @staticmethod
-    def _wait_gone(pid: int, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                finished, _ = os.waitpid(pid, os.WNOHANG)
-                if finished:
-                    return True
-            except ChildProcessError:
-                pass
-            if not pid_alive(pid):
-                return True
-            time.sleep(0.05)
-        return False

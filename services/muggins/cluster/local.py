@@ -44,6 +44,7 @@ from muggins.embedded import (
     NatsRoutes,
     pid_alive,
     wait_for_port,
+    wait_gone,
 )
 from muggins.settings import SettingsError, load_settings
 
@@ -326,9 +327,9 @@ class LocalCluster:
             self.stop_postgres()
             return
         self._signal(instance, signal.SIGTERM)
-        if not self._wait_gone(instance.pid, timeout):
+        if not wait_gone(instance.pid, timeout):
             self._signal(instance, signal.SIGKILL)
-            self._wait_gone(instance.pid, 5)
+            wait_gone(instance.pid, 5)
         instance.pid = None
         self._save()
 
@@ -340,7 +341,7 @@ class LocalCluster:
             return
         self._signal(instance, how)
         if how in (signal.SIGKILL, signal.SIGTERM):
-            self._wait_gone(instance.pid, 15)
+            wait_gone(instance.pid, 15)
             instance.pid = None
             self._save()
 
@@ -496,15 +497,6 @@ class LocalCluster:
         if instance.pid is not None and _ours(instance):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(instance.pid, how)
-
-    @staticmethod
-    def _wait_gone(pid: int | None, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not pid_alive(pid):
-                return True
-            time.sleep(0.05)
-        return False
 
 
 def _get_ok(url: str, timeout: float = 2.0) -> bool:

@@ -84,13 +84,16 @@ class BroadcastClock:
 
 async def refresh(runtime: Runtime) -> None:
     """The gauges measured from the database, at a scrape."""
-    store = runtime.infra.store
-    head = await store.head_position()
-    RELAY_BEHIND.set(max(0, head - await store.checkpoint(RELAY_READER)))
-    for name in PROJECTIONS:
-        PROJECTOR_LAG.labels(name).set(
-            max(0, head - await store.checkpoint(f"projector:{name}")))
-    row = await runtime.infra.pool.fetchrow(QUERIES["due_counts"])
+    pool = runtime.infra.pool
+    head = await runtime.infra.store.head_position()
+    projectors = {f"projector:{name}": name for name in PROJECTIONS}
+    readers = [RELAY_READER, *projectors]
+    stood = {row["reader"]: row["position"]
+             for row in await pool.fetch(QUERIES["checkpoints_of"], readers)}
+    RELAY_BEHIND.set(max(0, head - stood.get(RELAY_READER, 0)))
+    for reader, name in projectors.items():
+        PROJECTOR_LAG.labels(name).set(max(0, head - stood.get(reader, 0)))
+    row = await pool.fetchrow(QUERIES["due_counts"])
     assert row is not None
     DUE_TABLES.set(row["armed"])
     OVERDUE_TABLES.set(row["overdue"])

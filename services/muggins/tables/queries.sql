@@ -115,3 +115,7 @@ SELECT count(*) AS armed,
                - min(due_at) FILTER (WHERE due_at <= clock_timestamp()))::float8
            AS oldest_overdue
   FROM due;
+
+-- name: checkpoints_of
+-- For /metrics: where the relay and each projector stand, in one read.
+SELECT reader, position FROM checkpoints WHERE reader = ANY($1::text[]);
