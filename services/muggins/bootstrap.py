@@ -37,6 +37,7 @@ from muggins.eventstore.store import EventStore, create_pool
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner, consumer_config
 from muggins.settings import Settings
+from muggins.tables.chat import TableChat
 from muggins.tables.commands import Commands
 from muggins.tables.follower import Followers
 from muggins.tables.limits import SocketsPerAddress
@@ -212,7 +213,8 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
     )
     runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, scheduler,
                       projectors, sockets=SocketsPerAddress(options.sockets_per_address,
-                                                            options.penalty_seconds))
+                                                            options.penalty_seconds),
+                      chat=TableChat(infra.store, infra.bus))
     stop = asyncio.Event()
     tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
                                  name=f"projector-{runner.name}")

@@ -4,7 +4,10 @@ A table is two kinds of stream in the event store:
 
 * ``<table>-table``: the table's own events (opened, seats taken, bots taking
   over, players returning, games begun): muggins.table_events;
-* ``<table>-g<n>``: game n played at the table: muggins.rules.events.
+* ``<table>-g<n>``: game n played at the table: muggins.rules.events;
+* ``<table>-chat``: what the people at the table and watching it said
+  (muggins.chat): beside the table's own stream, so that a burst of chat
+  never races the seating for the table stream's next version.
 
 A table id is 4 to 32 ASCII letters and digits (the service issues 12).  It
 has no '-', so a stream id parses back without ambiguity, and it is always a
@@ -29,7 +32,10 @@ _TABLE_ID = re.compile(TABLE_ID_PATTERN)
 _GAME_STREAM = re.compile(rf"({TABLE_ID_PATTERN})-g([1-9][0-9]{{0,8}})")
 _TABLE_STREAM = re.compile(rf"({TABLE_ID_PATTERN})-table")
 
+_CHAT_STREAM = re.compile(rf"({TABLE_ID_PATTERN})-chat")
+
 TABLE_STREAM_SUFFIX: Final = "-table"
+CHAT_STREAM_SUFFIX: Final = "-chat"
 SUBJECT_ROOT: Final = "muggins.table"
 SPECTATORS_ROOT: Final = "muggins.spectators"
 #: Every stream's public subject (what the projectors' bell listens to).
@@ -50,6 +56,17 @@ def game_stream(table_id: str, game: int) -> str:
 def table_stream(table_id: str) -> str:
     """The stream of the table's own events (seating, takeovers, games begun)."""
     return f"{table_id}{TABLE_STREAM_SUFFIX}"
+
+
+def chat_stream(table_id: str) -> str:
+    """The stream of what is said at a table (its chat)."""
+    return f"{table_id}{CHAT_STREAM_SUFFIX}"
+
+
+def parse_chat_stream(stream_id: str) -> str | None:
+    """"abc1-chat" -> "abc1"; None for any other stream."""
+    match = _CHAT_STREAM.fullmatch(stream_id)
+    return match.group(1) if match else None
 
 
 def parse_game_stream(stream_id: str) -> tuple[str, int] | None:

@@ -39,6 +39,8 @@ class TableOpened(Event, frozen=True, kw_only=True):
     ruleset: Ruleset
     turn_clock_seconds: int
     bots: tuple[BotAtSeat, ...] = ()
+    #: Whether the table has a chat (muggins.chat).
+    chat: bool = True
 
 
 class SeatTaken(Event, frozen=True, kw_only=True):
@@ -81,6 +83,19 @@ AnyTableEvent = TableOpened | SeatTaken | GameBegun | BotTookOver | PlayerReturn
 table_event_decoder = msgspec.json.Decoder(AnyTableEvent)
 
 BOT_PLAYER_PREFIX = "bot:"
+#: What a bot seat is called at the table: a name per seat, so that two bots
+#: are told apart (the page marks them as bots and shows their level).
+BOT_NAMES = ("Ada", "Bruno", "Carmen", "Dario")
+
+
+def bot_name(seat: int) -> str:
+    return BOT_NAMES[seat % len(BOT_NAMES)]
+
+
+def bot_record_name(level: str) -> str:
+    """A bot as games and the leaderboard record it: every bot of a level is
+    one player there."""
+    return f"bot ({level})"
 
 
 class SeatState(msgspec.Struct, frozen=True, gc=False):
@@ -107,7 +122,7 @@ class SeatState(msgspec.Struct, frozen=True, gc=False):
 
     @property
     def display_name(self) -> str | None:
-        return f"bot ({self.bot_level})" if self.bot_level is not None else self.name
+        return bot_name(self.seat) if self.bot_level is not None else self.name
 
 
 class TableState(msgspec.Struct, frozen=True, gc=False):
@@ -117,6 +132,7 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     seats: tuple[SeatState, ...]
     #: The game being played: 0 until every seat is taken.
     game: int = 0
+    chat: bool = True
 
     @property
     def names(self) -> list[str | None]:
@@ -136,7 +152,9 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
         return tuple(
             SeatedPlayer(seat=s.seat,
                          player_id=s.player_id or f"{BOT_PLAYER_PREFIX}{s.bot_level}",
-                         name=s.display_name or "?", bot=s.bot_level is not None)
+                         name=(bot_record_name(s.bot_level) if s.bot_level is not None
+                               else s.name or "?"),
+                         bot=s.bot_level is not None)
             for s in self.seats
         )
 
@@ -160,6 +178,7 @@ def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> 
             turn_clock_seconds=event.turn_clock_seconds,
             seats=tuple(SeatState(seat, bot_level=levels.get(seat))
                         for seat in range(event.ruleset.seats)),
+            chat=event.chat,
         )
     if state is None:
         raise ValueError(f"a table stream must begin with TableOpened, not {type(event).__name__}")

@@ -11,7 +11,7 @@ import msgspec
 
 from muggins.rules.commands import Play
 from muggins.rules.game import can_call_muggins, legal_plays
-from muggins.rules.layout import CLOSED, end_name
+from muggins.rules.layout import CLOSED, Layout, end_name
 from muggins.rules.state import GameState
 from muggins.rules.tiles import Tile
 
@@ -45,6 +45,16 @@ class LayoutView(msgspec.Struct, frozen=True):
     spinners: list[Tile]
     #: The same spinners with where they lie.
     spinner_places: list[SpinnerView] = []
+    #: What the count adds up, open end by open end (a double at an end is
+    #: two numbers), so a page can show "6 + 4 + 5 = 15".
+    count_parts: list[int] = []
+
+
+class Unclaimed(msgspec.Struct, frozen=True):
+    """A count its player did not claim (muggins rule), open to a call."""
+
+    seat: int
+    points: int
 
 
 class SeatInfo(msgspec.Struct, frozen=True):
@@ -77,13 +87,41 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     legal: list[LegalPlay] = []
     can_call_muggins: bool = False
     winner_side: int | None = None
+    #: The count left unclaimed by the last play (muggins rule), for everyone to see.
+    unclaimed: Unclaimed | None = None
+
+
+def count_parts(layout: Layout) -> list[int]:
+    """The numbers the count adds up (the rules in ``muggins.rules.layout``'s
+    docstring): each arm's tip, both halves of a double tip, the bare lead's
+    halves.  Their sum is always ``layout.count``."""
+    lead = layout.lead
+    if lead is None:
+        return []
+    parts: list[int] = []
+    lead_is_double = lead.low == lead.high
+    for arm, tiles in enumerate(layout.arms):
+        if tiles:
+            inner, outer = layout.oriented(arm)[-1]
+            parts += [outer, outer] if inner == outer else [outer]
+        elif arm < 2 and not lead_is_double:
+            parts.append(lead.high if arm == 0 else lead.low)
+    if lead_is_double and not (layout.arms[0] and layout.arms[1]):
+        parts[:0] = [lead.high, lead.low]
+    return parts
 
 
 def layout_view(state: GameState) -> LayoutView:
     hand = state.hand
     if hand is None or hand.layout.lead is None:
         return LayoutView(lead=None, arms=[], count=0, spinners=[])
-    layout = hand.layout
+    return layout_view_of(hand.layout)
+
+
+def layout_view_of(layout: Layout) -> LayoutView:
+    """A layout as a board draws it."""
+    if layout.lead is None:
+        return LayoutView(lead=None, arms=[], count=0, spinners=[])
     arms = [
         ArmView(
             end=arm,
@@ -100,6 +138,7 @@ def layout_view(state: GameState) -> LayoutView:
         spinners=[s.tile for s in layout.spinners],
         spinner_places=[SpinnerView(s.tile, s.arm, s.position, s.short_arms)
                         for s in layout.spinners],
+        count_parts=count_parts(layout),
     )
 
 
@@ -133,4 +172,6 @@ def game_view(
         legal=legal,
         can_call_muggins=seat is not None and can_call_muggins(state, seat),
         winner_side=state.winner_side,
+        unclaimed=(Unclaimed(hand.pending.seat, hand.pending.points)
+                   if hand is not None and hand.pending is not None else None),
     )

@@ -32,6 +32,7 @@ async def create_from_lobby(page: Page, *, seats: int = 2, people: tuple[int, ..
     for seat in range(seats):
         await page.select_option(f"#seat-{seat}", "person" if seat in people else "greedy")
     if target is not None:
+        await page.click("#more-options summary")
         await page.fill("#target", str(target))
     await page.click("#create-button")
     await expect(page.locator("#created")).to_be_visible()
@@ -89,7 +90,7 @@ async def test_create_a_table_against_a_bot_and_play_a_hand_by_clicking(pages: P
     await expect(page.locator("#scores .side")).to_have_count(2)
     await play_until([(page, "#hand-over")])
     panel = page.locator("#hand-over")
-    assert re.fullmatch(r"[0-9a-f]{64}", await panel.locator("#revealed-seed").inner_text())
+    assert re.fullmatch(r"[0-9a-f]{64}", await panel.locator("#revealed-seed").text_content() or "")
     link = await panel.locator("#verify-link").get_attribute("href")
     assert link is not None and link.startswith("/replay/") and link.endswith("?game=1")
     assert await page.locator(".opponent .badge.bot").count() == 1  # the bot is marked
@@ -186,16 +187,16 @@ async def test_spanish_from_the_browser_and_switching_language(pages: Pages) -> 
     page = await pages.open("/", locale="es-ES")
     heading = page.locator("#create h2")
     await expect(heading).to_have_text("Mesa nueva")
-    await expect(page.locator("#rules dt").first).to_have_text("Variante")
+    await expect(page.locator("#rules dt").first).to_have_text("Juego")
     await page.select_option("#language-select", "en")
     await expect(heading).to_have_text("New table")
-    await expect(page.locator("#rules dt").first).to_have_text("Preset")
+    await expect(page.locator("#rules dt").first).to_have_text("Game")
     await page.reload()
     await expect(heading).to_have_text("New table")  # the choice is remembered
     await page.select_option("#language-select", "es")
     await create_from_lobby(page)
     await page.click("#go-to-table")
-    await expect(page.locator("#rules dt").first).to_have_text("Variante")
+    await expect(page.locator("#rules dt").first).to_have_text("Juego")
     await expect(page.locator(".sit-button").first).to_contain_text("Sentarse aquí")
     assert await page.get_attribute("html", "lang") == "es"
 
@@ -270,9 +271,8 @@ async def test_screenshot_of_a_four_seat_spinner_game(pages: Pages, tmp_path: Pa
         with contextlib.suppress(PlaywrightError):  # a panel may be redrawn under a click
             if await page.locator("#rematch").count():
                 await page.click("#rematch", timeout=1000)  # the game is over: another one
-            for finished in ("#hand-over", "#game-over"):
-                if await page.locator(finished).count():
-                    await page.locator(f"{finished} button").last.click(timeout=1000)
+            if await page.locator("#close-result").count():
+                await page.click("#close-result", timeout=1000)
         if not await play_a_move(page):
             await asyncio.sleep(0.05)
     else:

@@ -415,7 +415,7 @@ async def test_lobby_table_view_and_metrics_come_from_the_read_model(service: Ru
     assert view is not None and view["view"]["tiles"] is None
     assert {s["seat"] for s in view["view"]["seats"]} == {0, 1}
     assert [(s["name"], s["bot"]) for s in view["view"]["seats"]] == [
-        ("bot (greedy)", True), ("bot (random)", True)]
+        ("Ada", True), ("Bruno", True)]
     assert view["preset"] == "playelephant" and view["ruleset"]["seats"] == 2
     assert "spinner" in view["summary"]
     lobby = (await service.http.get("/lobby")).json()

@@ -58,17 +58,26 @@ def hand_replay(stored: Sequence[StoredEvent], table_id: str, game: int, hand: i
     hand_verdict = verdict.hands[0]
     before = fold(entry.event for entry in stored[: part.start])
     entries = stored[part.start : part.stop]
-    steps = []
+    steps: list[ReplayStep] = []
     for frame, entry in zip(frames(before, [e.event for e in entries]), entries, strict=True):
         state = frame.state
         current = state.hand
+        if current is None and steps:
+            # The hand is over: its last board and the tiles left in hand
+            # stay on show to the end (the reckoning is about them).
+            last = steps[-1]
+            layout, hands, boneyard = last.layout, last.hands, last.boneyard
+        else:
+            layout = layout_view(state)
+            hands = [list(tiles) for tiles in current.hands] if current else []
+            boneyard = len(current.boneyard) if current else 0
         steps.append(ReplayStep(
             version=entry.version,
             event=frame.event,  # type: ignore[arg-type]
             summary=summary(frame.event),
-            layout=layout_view(state),
-            hands=[list(tiles) for tiles in current.hands] if current else [],
-            boneyard=len(current.boneyard) if current else 0,
+            layout=layout,
+            hands=hands,
+            boneyard=boneyard,
             scores=list(state.scores),
             turn=current.turn if current is not None and state.phase == "playing" else None,
         ))

@@ -19,10 +19,11 @@ from litestar.static_files import create_static_files_router
 from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_404_NOT_FOUND, HTTP_409_CONFLICT
 from litestar.types import ControllerRouterHandler
 
+from muggins.client.guide import Guide, guide
 from muggins.replay.browser import HandReplay, hand_replay
 from muggins.replay.record import RecordError
 from muggins.replay.source import load_game
-from muggins.rules.describe import LANGUAGES, Language, describe
+from muggins.rules.describe import LANGUAGES, Language, describe, preset_summary, preset_title
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
 from muggins.streams import game_stream, is_table_id
@@ -33,24 +34,24 @@ STATIC = Path(__file__).parent / "static"
 NO_CACHE = {"Cache-Control": "no-cache"}
 
 
-def _page(name: str) -> Response[bytes]:
+def page(name: str) -> Response[bytes]:
     return Response((STATIC / name).read_bytes(), media_type="text/html",
                     headers=NO_CACHE)
 
 
 @get("/", include_in_schema=False)
 async def lobby_page() -> Response[bytes]:
-    return _page("lobby.html")
+    return page("lobby.html")
 
 
 @get(["/play/{table_id:str}", "/watch/{table_id:str}"], include_in_schema=False)
 async def table_page(table_id: FromPath[str]) -> Response[bytes]:
-    return _page("table.html")
+    return page("table.html")
 
 
 @get("/replay/{table_id:str}/{hand:int}", include_in_schema=False)
 async def replay_page(table_id: FromPath[str], hand: FromPath[int]) -> Response[bytes]:
-    return _page("replay.html")
+    return page("replay.html")
 
 
 def checked_language(lang: str) -> Language:
@@ -63,6 +64,9 @@ def checked_language(lang: str) -> Language:
 
 class PresetChoice(msgspec.Struct, frozen=True):
     preset: str
+    #: Its name as players know it, and what it is in one sentence (in the language asked).
+    title: str
+    summary: str
     default: bool
     #: False when the preset does not allow this seating (``reason`` says why).
     available: bool
@@ -83,10 +87,13 @@ async def presets(
         try:
             rules = preset(name, seats, partnerships)
         except InvalidRuleset as error:
-            choices.append(PresetChoice(name, name == DEFAULT_PRESET, False, str(error), []))
+            choices.append(PresetChoice(name, preset_title(name, language),
+                                        preset_summary(name, language), name == DEFAULT_PRESET,
+                                        False, str(error), []))
             continue
         choices.append(PresetChoice(
-            name, name == DEFAULT_PRESET, True, None,
+            name, preset_title(name, language), preset_summary(name, language),
+            name == DEFAULT_PRESET, True, None,
             [RuleLine(topic, text) for topic, text in describe(rules, language)],
         ))
     return choices
@@ -114,6 +121,21 @@ async def replay_data(
         raise HTTPException(status_code=status, detail=str(error)) from None
 
 
+@get("/guide/{name:str}", include_in_schema=False)
+async def guide_page(name: FromPath[str]) -> Response[bytes]:
+    return page("guide.html")
+
+
+@get("/guides/{name:str}", summary="A preset's guide: rules, worked examples, tips, questions")
+async def guide_data(name: FromPath[str], lang: FromQuery[str] = "en") -> Guide:
+    language = checked_language(lang)
+    try:
+        return guide(name, language)
+    except LookupError:
+        raise HTTPException(status_code=HTTP_404_NOT_FOUND,
+                            detail=f"there is no game {name[:40]!r}") from None
+
+
 def plain_file_name(connection: ASGIConnection, _: BaseRouteHandler) -> None:  # type: ignore[type-arg]
     """Static files are short plain names: anything else is not there (the
     file system would refuse a name too long with an error, not a 404)."""
@@ -126,4 +148,5 @@ def client_routes() -> list[ControllerRouterHandler]:
     """Everything the browser client adds to the app."""
     static = create_static_files_router(path="/static", directories=[STATIC],
                                         include_in_schema=False, guards=[plain_file_name])
-    return [lobby_page, table_page, replay_page, presets, replay_data, static]
+    return [lobby_page, table_page, replay_page, guide_page, presets, replay_data, guide_data,
+            static]

@@ -29,7 +29,7 @@ from nats.aio.msg import Msg
 from muggins.bus.connection import Bus, BusSubscription
 from muggins.bus.jetstream import BusMessage, bus_message_decoder
 from muggins.eventstore.store import EventStore, RecordedEvent
-from muggins.rules.events import Event
+from muggins.rules.events import Event, TilePlayed
 from muggins.rules.game import evolve
 from muggins.rules.state import GameState
 from muggins.streams import game_stream, stream_subjects, table_stream
@@ -37,6 +37,7 @@ from muggins.tables.errors import TableNotFound
 from muggins.tables.metrics import BroadcastClock
 from muggins.tables.next_step import seconds_to_move, turn_began
 from muggins.tables.seating import Table, table_from
+from muggins.views import count_parts
 
 log = structlog.get_logger(__name__)
 
@@ -80,6 +81,10 @@ class GameFollower:
         self.state: GameState | None = None
         #: The current game's events so far, in order: events[v - 1] is version v.
         self.events: list[Event] = []
+        #: Who caused each of them, as recorded ("seat:N", "bot:N", "system").
+        self.actors: list[str] = []
+        #: For each play, what the count after it adds up (views.count_parts).
+        self.count_parts: list[list[int] | None] = []
         self.last_event_at: datetime.datetime | None = None
         self._inbox: asyncio.Queue[tuple[bytes, str]] = asyncio.Queue()
         self._table_pending: dict[int, RecordedEvent] = {}
@@ -172,7 +177,7 @@ class GameFollower:
                 await self._game_subscription.unsubscribe()
             self._game_subscription = None
         self.game, self.version, self.state = game, 0, None
-        self.events, self.last_event_at = [], None
+        self.events, self.actors, self.count_parts, self.last_event_at = [], [], [], None
         self._game_pending, self._seen, self._append_ends = {}, 0, set()
         if game == 0:
             return
@@ -294,6 +299,10 @@ class GameFollower:
             event = recorded.event()
             self.state = evolve(self.state, event)
             self.events.append(event)
+            self.actors.append(recorded.actor)
+            hand = self.state.hand
+            self.count_parts.append(count_parts(hand.layout) if isinstance(event, TilePlayed)
+                                    and hand is not None else None)
             self.version += 1
             self.last_event_at = recorded.recorded_at
         return self.version != start

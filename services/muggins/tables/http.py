@@ -19,7 +19,7 @@ from litestar.params import FromPath, FromQuery, JSONBody
 
 from muggins.client.pages import checked_language
 from muggins.projections.runner import QUERIES as VIEW_QUERIES
-from muggins.rules.describe import PRESET_SUMMARIES, Language, describe
+from muggins.rules.describe import PRESET_SUMMARIES, Language, describe, preset_title
 from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
 from muggins.streams import is_table_id, table_stream
@@ -96,6 +96,8 @@ async def table_info(runtime: Runtime, table_id: str, language: Language = "en")
                for s in table.seats],
         share_link=runtime.share_link(table_id),
         spectator_link=runtime.watch_link(table_id),
+        title=preset_title(table.ruleset.preset, language),
+        chat=table.chat,
     )
 
 

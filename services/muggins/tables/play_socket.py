@@ -24,6 +24,7 @@ from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.rules.game import decide
 from muggins.streams import spectators_subject
+from muggins.tables.chat import chat_bucket
 from muggins.tables.errors import TRANSIENT, Refusal, StaleView
 from muggins.tables.follower import GameFollower
 from muggins.tables.http import client_address
@@ -31,11 +32,14 @@ from muggins.tables.limits import POLICY_VIOLATION, Strikes, TokenBucket
 from muggins.tables.protocol import (
     Back,
     CallMugginsMessage,
+    Chat,
+    ChatLine,
     ErrorMessage,
-    EventMessage,
     GameStartedMessage,
     Hello,
+    Ping,
     PlayTile,
+    Pong,
     Rematch,
     Since,
     SpectatorsMessage,
@@ -43,6 +47,7 @@ from muggins.tables.protocol import (
     Welcome,
     client_message_decoder,
     encode,
+    event_message,
     spectator_count_decoder,
 )
 from muggins.tables.runtime import Runtime
@@ -81,6 +86,7 @@ class PlaySession:
         self.last_view: tuple[int, int, int, int] | None = None
         #: How many watch the table, by the process they watch through.
         self.spectator_counts: dict[str, int] = {}
+        self.chat_bucket = chat_bucket()
 
     @property
     def game(self) -> int:
@@ -168,6 +174,7 @@ class PlaySession:
                     return
                 self.subscriptions.append(await self.runtime.infra.bus.subscribe(
                     spectators_subject(self.table_id), self.on_spectators))
+                await self.join_chat()
                 await self.serve_both_ways()
             finally:
                 for subscription in self.subscriptions:
@@ -202,7 +209,7 @@ class PlaySession:
         if follower.state is None or since is None or since >= follower.version:
             view = self._view() if follower.state is not None else None
             self.post(Welcome(self.table_id, self.seat, follower.game, follower.version,
-                              view, clock))
+                              view, clock, follower.seconds_to_move()))
             if view is not None:
                 self.last_view = self._view_key()
             return
@@ -228,7 +235,8 @@ class PlaySession:
 
     async def on_event(self, follower: GameFollower, version: int, event: Event) -> None:
         seen = visible_to(event, self.seat)
-        self.post(EventMessage(follower.game, version, msgspec.Raw(event_encoder.encode(seen))))
+        self.post(event_message(follower.game, version, event_encoder.encode(seen),
+                                follower.actors[version - 1], follower.count_parts[version - 1]))
 
     async def on_settled(self, follower: GameFollower) -> None:
         await self.push_view()
@@ -251,6 +259,23 @@ class PlaySession:
         self.last_view = self._view_key()
         self.post(ViewMessage(follower.game, follower.version, self._view(),
                               follower.seconds_to_move(), self.watching))
+
+    async def join_chat(self) -> None:
+        """Hear the chat from now on, after the lines said lately (the page
+        drops a line it has twice).  The chat is a courtesy: if the store
+        cannot give it now, the game goes on without."""
+        chat = self.runtime.chat
+        if chat is None:
+            return
+        self.subscriptions.append(await chat.listen(self.table_id, self.on_chat))
+        try:
+            for line in await chat.recent(self.table_id):
+                self.post(line)
+        except TRANSIENT as error:
+            log.warning("the chat's recent lines could not be read", error=repr(error))
+
+    async def on_chat(self, line: ChatLine) -> None:
+        self.post(line)
 
     async def on_spectators(self, message: Msg) -> None:
         with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
@@ -321,6 +346,19 @@ class PlaySession:
             return
         elif isinstance(message, Back):
             await self.come_back("back")
+            return
+        elif isinstance(message, Ping):
+            await self.send(Pong())
+            return
+        elif isinstance(message, Chat):
+            table = self.following.table
+            if table is None:
+                return
+            seat = table.state.seats[self.seat]
+            await self.runtime.chat.say(
+                self.table_id, enabled=table.state.chat, bucket=self.chat_bucket,
+                name=seat.name or seat.display_name or f"seat {self.seat + 1}", seat=self.seat,
+                text=message.text, phrase=message.phrase)
             return
         elif isinstance(message, Hello):
             await self.fail("already-seated", "hello comes once, first")

@@ -33,6 +33,8 @@ class CreateTable(Strict, frozen=True, kw_only=True):
     bots: Annotated[list[BotSeat], msgspec.Meta(max_length=4)] = []
     #: None: the service's default (setting turn_clock_seconds, 30 s unless set).
     turn_clock_seconds: Annotated[int, msgspec.Meta(ge=1, le=600)] | None = None
+    #: A table chat for everyone seated and watching (off: nobody may say anything).
+    chat: bool = True
 
 
 class PlayerIdentity(Strict, frozen=True, kw_only=True):
@@ -69,6 +71,10 @@ class TableInfo(msgspec.Struct, frozen=True):
     seats: list[SeatSummary]
     share_link: str
     spectator_link: str
+    #: The preset's name as players know it, in the language asked.
+    title: str = ""
+    #: Whether the table has a chat.
+    chat: bool = True
 
 
 class SeatGranted(msgspec.Struct, frozen=True):
@@ -114,7 +120,22 @@ class Back(Strict, frozen=True, kw_only=True, tag="back"):
     """"I'm back": take the seat back from the bot playing it (the clock re-arms)."""
 
 
-ClientMessage = Hello | PlayTile | CallMugginsMessage | Since | Rematch | Back
+class Ping(Strict, frozen=True, kw_only=True, tag="ping"):
+    """"Are you there?": answered with a pong, so that a page notices a
+    connection that died without closing."""
+
+
+class Chat(Strict, frozen=True, kw_only=True, tag="chat"):
+    """Say something to the table: words, or one of the quick phrases.
+    (Longer than CHAT_MAX is refused with its own code, not as a bad message.)"""
+
+    text: Annotated[str, msgspec.Meta(max_length=2000)] | None = None
+    phrase: Annotated[str, msgspec.Meta(max_length=20)] | None = None
+    #: A spectator's name (a seat speaks under its player's name).
+    name: Annotated[str, msgspec.Meta(max_length=200)] | None = None
+
+
+ClientMessage = Hello | PlayTile | CallMugginsMessage | Since | Rematch | Back | Ping | Chat
 client_message_decoder = msgspec.json.Decoder(ClientMessage)
 
 
@@ -126,12 +147,36 @@ class Welcome(msgspec.Struct, frozen=True, tag="welcome"):
     version: int
     view: GameView | None
     turn_clock_seconds: int
+    #: Seconds left for the seat on turn (None when nobody is on the clock).
+    seconds_left: float | None = None
+
+
+#: Who made a move: a person from their seat, a bot (a bot's seat, or a
+#: person's seat a bot plays for them), or the table itself (deals, forced
+#: draws and passes, hand ends).
+MoveMaker = Literal["player", "bot", "system"]
+
+
+def event_message(follower_game: int, version: int, event: bytes, actor: str,
+                  parts: list[int] | None) -> EventMessage:
+    """An event as a reader gets it, with who made it and the count's parts."""
+    return EventMessage(follower_game, version, msgspec.Raw(event), move_maker(actor), parts)
+
+
+def move_maker(actor: str) -> MoveMaker:
+    """An event's recorded actor ("seat:N", "bot:N", "system") as a page needs it."""
+    kind = actor.partition(":")[0]
+    return "player" if kind == "seat" else "bot" if kind == "bot" else "system"
 
 
 class EventMessage(msgspec.Struct, frozen=True, tag="event"):
     game: int
     version: int
     event: msgspec.Raw
+    #: Who made the move (None where it is not known).
+    by: MoveMaker | None = None
+    #: After a play: what the count adds up, end by end ("6 + 4 + 5 = 15").
+    parts: list[int] | None = None
 
 
 class ViewMessage(msgspec.Struct, frozen=True, tag="view"):
@@ -142,6 +187,22 @@ class ViewMessage(msgspec.Struct, frozen=True, tag="view"):
     seconds_left: float | None = None
     #: How many spectators watch the table (through this server).
     spectators: int = 0
+
+
+class ChatLine(msgspec.Struct, frozen=True, tag="chat"):
+    """One thing said at the table (``id`` orders them: the chat stream's version)."""
+
+    id: int
+    name: str
+    #: The speaker's seat; None for a spectator.
+    seat: int | None
+    text: str | None
+    phrase: str | None
+    at: str
+
+
+class Pong(msgspec.Struct, frozen=True, tag="pong"):
+    """The answer to a ping."""
 
 
 class ErrorMessage(msgspec.Struct, frozen=True, tag="error"):

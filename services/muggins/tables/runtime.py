@@ -94,6 +94,7 @@ class Runtime:
     #: Every open seat socket (closed with a reason at shutdown).
     sessions: set[Any] = field(default_factory=set)
     sockets: SocketsPerAddress = field(default_factory=lambda: SocketsPerAddress(64))
+    chat: Any = None  # TableChat (Any: it imports this module's neighbours)
 
     def share_link(self, table_id: str) -> str:
         return f"{self.options.base_url.rstrip('/')}/play/{table_id}"

@@ -196,6 +196,7 @@ class Seating:
         events: list[Event] = [TableOpened(
             ruleset=ruleset, turn_clock_seconds=request.turn_clock_seconds or default_clock,
             bots=tuple(BotAtSeat(seat, level) for seat, level in sorted(bots.items())),
+            chat=request.chat,
         )]
         full = len(bots) == ruleset.seats
         if full:

@@ -27,10 +27,12 @@ from litestar.params import FromPath, FromQuery
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import HTTP_400_BAD_REQUEST
 
-from muggins.bus.connection import Bus
+from muggins.bus.connection import Bus, BusSubscription
+from muggins.chat import speaker_name
 from muggins.logs import log_context
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.streams import spectators_subject
+from muggins.tables.chat import TableChat, chat_bucket
 from muggins.tables.errors import TRANSIENT, BadRequest, Refusal, TooManySockets
 from muggins.tables.follower import Followers, GameFollower, start_once
 from muggins.tables.http import (
@@ -42,15 +44,20 @@ from muggins.tables.http import (
 )
 from muggins.tables.limits import POLICY_VIOLATION, SocketsPerAddress, Strikes, TokenBucket
 from muggins.tables.protocol import (
+    Chat,
+    ChatLine,
     ErrorMessage,
     EventMessage,
     GameStartedMessage,
+    Ping,
+    Pong,
     Since,
     SpectatorCount,
     ViewMessage,
     Welcome,
     client_message_decoder,
     encode,
+    event_message,
 )
 from muggins.views import game_view
 
@@ -159,7 +166,8 @@ class TableFeed:
         """What the table holds when the feed joins its follower."""
         self.follower = follower
         for version, event in enumerate(follower.events, start=1):
-            self._add_event(version, event)
+            self._add_event(version, event, follower.actors[version - 1],
+                            follower.count_parts[version - 1])
         if follower.state is not None:
             self.view = _message(self._view_message(), self.game, self.version)
 
@@ -183,7 +191,8 @@ class TableFeed:
         if since is None or since >= self.version or since < 0:
             view = self._view_message().view if self.following.state is not None else None
             spectator.offer(_message(
-                Welcome(self.table_id, None, self.game, self.version, view, self.clock),
+                Welcome(self.table_id, None, self.game, self.version, view, self.clock,
+                        self.following.seconds_to_move()),
                 self.game, self.version))
         else:
             spectator.offer(_message(
@@ -215,17 +224,19 @@ class TableFeed:
                                  self.game, 0))
 
     async def on_event(self, follower: GameFollower, version: int, event: Event) -> None:
-        self._broadcast(self._add_event(version, event))
+        self._broadcast(self._add_event(version, event, follower.actors[version - 1],
+                                        follower.count_parts[version - 1]))
 
     async def on_settled(self, follower: GameFollower) -> None:
         if follower.state is not None:
             self.view = _message(self._view_message(), self.game, self.version)
             self._broadcast(self.view)
 
-    def _add_event(self, version: int, event: Event) -> FeedMessage:
+    def _add_event(self, version: int, event: Event, actor: str,
+                   parts: list[int] | None) -> FeedMessage:
         public = visible_to(event, "public")
         message = _message(
-            EventMessage(self.game, version, msgspec.Raw(event_encoder.encode(public))),
+            event_message(self.game, version, event_encoder.encode(public), actor, parts),
             self.game, version)
         self.events.append(message)
         return message
@@ -317,7 +328,7 @@ class SpectatorFeeds:
 
 async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: ignore[type-arg]
                              sockets: SocketsPerAddress, table_id: str,
-                             since: int | None) -> None:
+                             since: int | None, chat: TableChat | None = None) -> None:
     """Send the feed to one spectator; read only ``since`` (to resume) from it."""
     feed, first = await feeds.join(table_id, since)
     #: The spectator's place in the feed; a resume ("since") replaces it.
@@ -333,8 +344,13 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: 
                 await socket.close(1013, "you fell behind: reconnect with since")
                 return
             await socket.send_data(message.json)
+            if chat is not None and not listening:
+                await join_chat(chat)  # after the welcome, so the page knows the table
 
     resends = TokenBucket(SINCE_PER_SECOND, SINCE_BURST)
+    talk = chat_bucket()
+    listening: list[BusSubscription] = []
+    pings = TokenBucket(1.0, 5)
     strikes = Strikes()
 
     async def refuse(code: str, text: str) -> None:
@@ -351,6 +367,15 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: 
             if len(raw) <= MAX_MESSAGE_BYTES:
                 with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
                     message = client_message_decoder.decode(raw)
+            if isinstance(message, Chat):
+                await say(message)
+                continue
+            if isinstance(message, Ping):
+                if not pings.take():
+                    await refuse("rate-limited", "too many pings")
+                    continue
+                await socket.send_data(encode(Pong()).decode())
+                continue
             if not isinstance(message, Since):
                 await refuse("spectator", "spectators watch: they cannot play")
                 continue
@@ -364,6 +389,32 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: 
             feed.leave(replaced)
             replaced.offer(None)  # wakes the send loop, which moves to the new place
 
+    async def say(message: Chat) -> None:
+        table = feed.following.table
+        if chat is None:
+            return
+        try:
+            await chat.say(table_id, enabled=table is not None and table.state.chat,
+                           bucket=talk, name=speaker_name(message.name, "spectator"), seat=None,
+                           text=message.text, phrase=message.phrase)
+        except Refusal as refused:
+            await socket.send_data(encode(ErrorMessage(refused.code, str(refused))).decode())
+        except TRANSIENT:
+            await socket.send_data(encode(ErrorMessage(
+                "unavailable", "the chat cannot be reached just now: try again")).decode())
+
+    async def hear(line: ChatLine) -> None:
+        with contextlib.suppress(Exception):  # the socket may be closing
+            await socket.send_data(encode(line).decode())
+
+    async def join_chat(chat: TableChat) -> None:
+        listening.append(await chat.listen(table_id, hear))
+        try:
+            for line in await chat.recent(table_id):
+                await hear(line)
+        except TRANSIENT as error:
+            log.warning("the chat's recent lines could not be read", error=repr(error))
+
     with log_context(table=table_id, reader="spectator"):
         tasks = [asyncio.create_task(send_loop()), asyncio.create_task(receive_loop())]
         try:
@@ -374,6 +425,9 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: 
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+            for subscription in listening:
+                with contextlib.suppress(Exception):
+                    await subscription.unsubscribe()
             await feeds.leave(feed, current[0])
 
 
@@ -394,7 +448,8 @@ async def watch_socket(
                 await refuse_socket(socket, "too-many-sockets",
                                     "too many connections from your address")
                 return
-            await _watch_socket_loop(socket, runtime.feeds, runtime.sockets, table_id, since)
+            await _watch_socket_loop(socket, runtime.feeds, runtime.sockets, table_id, since,
+                                     runtime.chat)
     except Refusal as error:
         with contextlib.suppress(Exception):
             await socket.send_data(encode(ErrorMessage(error.code, str(error))).decode())

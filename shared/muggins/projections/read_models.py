@@ -18,13 +18,14 @@ from muggins.projections.runner import QUERIES, Connection, Projection
 from muggins.projections.table_views import TableViewDocument
 from muggins.rules.events import GameEnded, SeatedPlayer
 from muggins.rules.state import GameState
-from muggins.streams import parse_table_stream
+from muggins.streams import parse_chat_stream, parse_table_stream
 from muggins.table_events import (
     BotTookOver,
     GameBegun,
     PlayerReturned,
     SeatTaken,
     TableOpened,
+    bot_name,
     table_event_decoder,
 )
 
@@ -36,7 +37,8 @@ _decode_players = msgspec.json.Decoder(tuple[SeatedPlayer, ...]).decode
 
 def games_only(page: list[RecordedEvent]) -> list[RecordedEvent]:
     """The page's game events (a table's own stream is the seating projector's)."""
-    return [event for event in page if parse_table_stream(event.stream_id) is None]
+    return [event for event in page if parse_table_stream(event.stream_id) is None
+            and parse_chat_stream(event.stream_id) is None]
 
 
 class TableViews:
@@ -161,7 +163,7 @@ class TableSeating:
                 seats = list(range(event.ruleset.seats))
                 await connection.execute(
                     QUERIES["seating_seats"], table_id, seats, [levels.get(s) for s in seats],
-                    [f"bot ({levels[s]})" if s in levels else None for s in seats])
+                    [bot_name(s) if s in levels else None for s in seats])
             elif isinstance(event, SeatTaken):
                 await connection.execute(QUERIES["seating_taken"], table_id, event.seat,
                                          event.name, uuid.UUID(event.player_id))

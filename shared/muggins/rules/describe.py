@@ -33,7 +33,7 @@ PRESET_SUMMARIES_ES: dict[str, str] = {
     "playelephant": "All Fives como lo juega PlayElephant: el primer doble es spinner (cuatro "
     "brazos), todo múltiplo de 5 puntúa, partida a 250 (200 en parejas), ganada en el momento "
     "en que se alcanza.",
-    "muggins": "Muggins sin spinner: la línea tiene siempre dos puntas, la mano de cada rival "
+    "muggins": "Muggins sin spinner: la línea tiene siempre dos extremos, la mano de cada rival "
     "se redondea, sale el doble más alto.",
     "all-fives": "All Fives cada uno por su cuenta: con spinner, partida a 150 comprobada al "
     "final de cada mano.",
@@ -51,14 +51,40 @@ PRESET_SUMMARIES_ES: dict[str, str] = {
 }
 
 
+#: Each preset's name as players know it, in English and in Spanish.
+PRESET_TITLES: dict[str, tuple[str, str]] = {
+    "playelephant": ("All Fives (PlayElephant)", "All Fives (PlayElephant)"),
+    "muggins": ("Muggins, no spinner", "Muggins sin spinner"),
+    "all-fives": ("All Fives to 150", "All Fives a 150"),
+    "draw": ("Draw dominoes", "Dominó de robo"),
+    "block": ("Block dominoes", "Dominó de bloqueo"),
+    "sniff": ("Sniff", "Sniff"),
+    "five-up": ("Five-Up", "Five-Up"),
+    "all-threes": ("All Threes", "All Threes (múltiplos de tres)"),
+    "fives-and-threes": ("Fives and Threes", "Fives and Threes (cincos y treses)"),
+    "classic-muggins": ("Classic Muggins (claim your points)",
+                        "Muggins clásico (canta tus puntos)"),
+}
+
+
+def preset_title(name: str, language: Language = "en") -> str:
+    english, spanish = PRESET_TITLES.get(name, (name, name))
+    return spanish if language == "es" else english
+
+
+def preset_summary(name: str, language: Language = "en") -> str:
+    summaries = PRESET_SUMMARIES_ES if language == "es" else PRESET_SUMMARIES
+    return summaries.get(name, "")
+
+
 #: Picks the sentence in the reader's language: say(english, spanish).
 Say = Callable[[str, str], str]
 
 
 def _seating(rules: Ruleset, say: Say) -> str:
     if rules.partnerships:
-        return say("4 players in two partnerships (seats 0 and 2 against 1 and 3)",
-                   "4 jugadores en dos parejas (asientos 0 y 2 contra 1 y 3)")
+        return say("4 players in two partnerships (seats 1 and 3 against 2 and 4)",
+                   "4 jugadores en dos parejas (asientos 1 y 3 contra 2 y 4)")
     return say(f"{rules.seats} players, each for themselves",
                f"{rules.seats} jugadores, cada uno por su cuenta")
 
@@ -66,7 +92,7 @@ def _seating(rules: Ruleset, say: Say) -> str:
 def _spinner(rules: Ruleset, say: Say) -> str:
     if rules.spinner == "none":
         return say("No spinner: the line always has two ends; doubles lie crosswise.",
-                   "Sin spinner: la línea tiene siempre dos puntas; los dobles van cruzados.")
+                   "Sin spinner: la línea tiene siempre dos extremos; los dobles van atravesados.")
     if rules.spinner == "first-double":
         return say(
             "The first double played is the spinner: once both its long sides hold a tile, "
@@ -91,17 +117,17 @@ def _scoring(rules: Ruleset, say: Say) -> str:
     )
     if rules.scoring == "fives":
         text = say("After each play the open ends are added; a multiple of 5 scores that total.",
-                   "Tras cada jugada se suman las puntas abiertas; un múltiplo de 5 puntúa ese "
+                   "Tras cada jugada se suman los extremos abiertos; un múltiplo de 5 puntúa ese "
                    "total.")
     elif rules.scoring == "threes":
         text = say("After each play the open ends are added; a multiple of 3 scores that total.",
-                   "Tras cada jugada se suman las puntas abiertas; un múltiplo de 3 puntúa ese "
+                   "Tras cada jugada se suman los extremos abiertos; un múltiplo de 3 puntúa ese "
                    "total.")
     elif rules.scoring == "fives-and-threes":
         text = say(
             "After each play the open ends are added: one point for each 5 in a multiple of 5, "
             "one for each 3 in a multiple of 3 (15 scores 8).",
-            "Tras cada jugada se suman las puntas abiertas: un punto por cada 5 en un múltiplo "
+            "Tras cada jugada se suman los extremos abiertos: un punto por cada 5 en un múltiplo "
             "de 5 y uno por cada 3 en un múltiplo de 3 (15 da 8).",
         )
     else:
@@ -113,7 +139,7 @@ def _award(rules: Ruleset, say: Say) -> str:
     if rules.hand_award == "one-point":
         return say(
             "The player who goes out, or holds the lowest hand when blocked, scores 1 point.",
-            "Quien se queda sin fichas, o tiene la mano más baja si se cierra el juego, "
+            "Quien se domina, o tiene la mano más baja si hay tranque, "
             "gana 1 punto.",
         )
     if rules.rounding == "total":
@@ -139,7 +165,7 @@ def _award(rules: Ruleset, say: Say) -> str:
     return say(
         f"{domino} A blocked hand is won by the lowest pip total, which scores {blocked}; "
         "a tie for lowest scores nothing.",
-        f"{domino} Un juego cerrado lo gana el total de puntos más bajo, que se lleva "
+        f"{domino} Un tranque lo gana el total de puntos más bajo, que se lleva "
         f"{blocked}; un empate en el más bajo no da nada.",
     )
 
@@ -201,13 +227,13 @@ def describe(rules: Ruleset, language: Language = "en") -> list[tuple[str, str]]
         f"{rules.tiles_per_seat} tiles each from a double-{rules.max_pip} set of "
         f"{rules.set_size}; {rules.boneyard_size} stay face down in the boneyard.",
         f"{rules.tiles_per_seat} fichas cada uno de un juego doble-{rules.max_pip} de "
-        f"{rules.set_size}; {rules.boneyard_size} quedan boca abajo para robar.",
+        f"{rules.set_size}; {rules.boneyard_size} quedan boca abajo en el pozo.",
     )
     drawing = (
         say("You must play if you can. If you cannot, you draw one tile at a time until one "
             "fits and play it; you pass only when the boneyard is empty.",
             "Si puedes jugar, debes hacerlo. Si no, robas de una en una hasta que una encaje y "
-            "la juegas; solo pasas cuando no quedan fichas para robar.")
+            "la juegas; solo pasas cuando el pozo está vacío.")
         if rules.drawing == "draw"
         else say("You must play if you can; if you cannot, you pass. Nobody draws.",
                  "Si puedes jugar, debes hacerlo; si no, pasas. Nadie roba.")
@@ -222,8 +248,8 @@ def describe(rules: Ruleset, language: Language = "en") -> list[tuple[str, str]]
         (say("Game", "Partida"), _target(rules, say)),
         (say("Lead", "Salida"), _leaders(rules, say)),
     ]
-    summaries = PRESET_SUMMARIES_ES if language == "es" else PRESET_SUMMARIES
-    summary = summaries.get(rules.preset)
+    summary = preset_summary(rules.preset, language)
     if summary:
-        lines.insert(0, (say("Preset", "Variante"), f"{rules.preset}: {summary}"))
+        lines.insert(0, (say("Game", "Juego"),
+                         f"{preset_title(rules.preset, language)}: {summary}"))
     return lines

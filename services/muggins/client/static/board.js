@@ -129,11 +129,14 @@ export function arrange(layout) {
       const spinner = spinnerAt(arm, position);
       placed.push({ tile, ...box, spinner: Boolean(spinner) });
       if (spinner) {
+        // Its first short arm is the one people call "up": drawn toward the
+        // top of the screen (toward the left when the arm runs up or down),
+        // whichever way the arm it lies on grows.
         const centre = add(cursor, dir, 0.5);
-        const left = counterClockwise(dir);
-        const right = clockwise(dir);
-        starts[spinner.short_arms[0]] = { point: add(centre, left, 1), dir: left };
-        starts[spinner.short_arms[1]] = { point: add(centre, right, 1), dir: right };
+        const [up, down] = [counterClockwise(dir), clockwise(dir)]
+          .sort((a, b) => (a[1] - b[1]) || (a[0] - b[0]));
+        starts[spinner.short_arms[0]] = { point: add(centre, up, 1), dir: up };
+        starts[spinner.short_arms[1]] = { point: add(centre, down, 1), dir: down };
       }
       cursor = add(cursor, dir, length);
       run += 1;
@@ -152,16 +155,23 @@ export function arrange(layout) {
 
 // Draw the layout into `svg` (emptied first).  `targets`: arms to offer as
 // drop places, each clickable (calls onTarget(arm)).
-export function drawBoard(svg, layout, { targets = [], onTarget = null, endLabel = (arm) => String(arm) } = {}) {
+// `last`: the tile played last, highlighted (and sliding in when `animate`).
+export function drawBoard(svg, layout, { targets = [], onTarget = null, endLabel = (arm) => String(arm), last = null, animate = false } = {}) {
   svg.replaceChildren();
   const { placed, ends } = arrange(layout);
-  let box = { minX: -3, minY: -2, maxX: 3, maxY: 2 };
+  const isLast = (tile) => last && Math.min(...tile) === Math.min(...last) && Math.max(...tile) === Math.max(...last);
+  // At least this much table shows: a lone lead is a tile, not a billboard.
+  let box = { minX: -6, minY: -3.5, maxX: 6, maxY: 3.5 };
   const grow = (x, y, w, h) => {
     box = { minX: Math.min(box.minX, x), minY: Math.min(box.minY, y), maxX: Math.max(box.maxX, x + w), maxY: Math.max(box.maxY, y + h) };
   };
   for (const p of placed) {
     const group = drawTile(svg, p.tile[0], p.tile[1], p.x, p.y, p.width, p.height, p.spinner ? { "data-spinner": "true" } : {});
     if (p.spinner) group.classList.add("spinner");
+    if (isLast(p.tile)) {
+      group.classList.add("last");
+      if (animate) group.classList.add("arriving");
+    }
     grow(p.x, p.y, p.width, p.height);
   }
   for (const arm of targets) {
@@ -169,8 +179,8 @@ export function drawBoard(svg, layout, { targets = [], onTarget = null, endLabel
     if (!end) continue;
     const centre = add(end.point, end.dir, 1);
     const target = svgElement("g", { class: "end-target", "data-end": arm, tabindex: 0, role: "button", "aria-label": endLabel(arm) });
-    target.append(svgElement("rect", { x: centre[0] - 0.9, y: centre[1] - 0.6, width: 1.8, height: 1.2, rx: 0.3 }));
-    const text = svgElement("text", { x: centre[0], y: centre[1] + 0.15, "text-anchor": "middle", "font-size": 0.42 });
+    target.append(svgElement("rect", { x: centre[0] - 1.1, y: centre[1] - 0.7, width: 2.2, height: 1.4, rx: 0.35 }));
+    const text = svgElement("text", { x: centre[0], y: centre[1] + 0.17, "text-anchor": "middle", "font-size": 0.48 });
     text.textContent = endLabel(arm);
     target.append(text);
     if (onTarget) {
@@ -178,7 +188,7 @@ export function drawBoard(svg, layout, { targets = [], onTarget = null, endLabel
       target.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") onTarget(arm); });
     }
     svg.append(target);
-    grow(centre[0] - 1, centre[1] - 1, 2, 2);
+    grow(centre[0] - 1.2, centre[1] - 1.2, 2.4, 2.4);
   }
   const margin = 0.6;
   svg.setAttribute("viewBox", `${box.minX - margin} ${box.minY - margin} ${box.maxX - box.minX + 2 * margin} ${box.maxY - box.minY + 2 * margin}`);

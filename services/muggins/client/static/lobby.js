@@ -22,14 +22,14 @@ async function loadPresets() {
   if (request !== presetRequest) return; // the seating changed again meanwhile
   presets = answer;
   const select = $("preset");
-  select.replaceChildren(...presets.map((p) => el("option", { value: p.preset }, p.preset)));
+  select.replaceChildren(...presets.map((p) => el("option", { value: p.preset }, p.title)));
   const chosen = presets.find((p) => p.preset === wanted)
     ?? presets.find((p) => p.default) ?? presets[0];
   if (chosen) select.value = chosen.preset;
   showRules();
   const boardSelect = $("board-preset");
   if (!boardSelect.options.length) {
-    boardSelect.replaceChildren(...presets.map((p) => el("option", { value: p.preset }, p.preset)));
+    boardSelect.replaceChildren(...presets.map((p) => el("option", { value: p.preset }, p.title)));
     boardSelect.value = presets.find((p) => p.default)?.preset ?? presets[0].preset;
   }
 }
@@ -40,6 +40,8 @@ function showRules() {
   unavailable.hidden = !choice || choice.available;
   if (choice && !choice.available) unavailable.textContent = t("lobby.unavailable", { reason: choice.reason });
   $("create-button").disabled = !choice || !choice.available;
+  $("preset-summary").textContent = choice ? choice.summary : "";
+  $("guide-link").href = `/guide/${encodeURIComponent($("preset").value)}?lang=${language()}`;
   $("rules").replaceChildren(...(choice ? choice.rules.flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]) : []));
 }
 
@@ -55,7 +57,8 @@ function showBotSeats() {
       el("option", { value: "random" }, t("lobby.botRandom")),
       el("option", { value: "greedy" }, t("lobby.botGreedy")));
     select.value = previous[seat] ?? fallback;
-    holder.append(el("label", { for: `seat-${seat}` }, t("lobby.seat", { seat })), select);
+    holder.append(el("div", { class: "seat-choice" },
+      el("label", { for: `seat-${seat}` }, t("lobby.seat", { seat: seat + 1 })), select));
   }
 }
 
@@ -75,6 +78,7 @@ async function createTable(event) {
     partnerships: $("partnerships").checked,
     bots,
     turn_clock_seconds: Number($("clock").value) || 60,
+    chat: $("chat").checked,
   };
   const target = $("target").value.trim();
   if (target) body.overrides = { target: Number(target) };
@@ -91,6 +95,10 @@ async function createTable(event) {
   }
 }
 
+function presetTitle(name) {
+  return presets.find((p) => p.preset === name)?.title ?? name;
+}
+
 async function refreshTables() {
   let lobby;
   try {
@@ -99,7 +107,7 @@ async function refreshTables() {
     return; // try again at the next refresh
   }
   const open = lobby.open.map((table) => el("li", {},
-    el("span", {}, `${table.preset} · `, t("lobby.freeSeats", { free: table.free_seats, seats: table.seats }),
+    el("span", {}, `${presetTitle(table.preset)} · `, t("lobby.freeSeats", { free: table.free_seats, seats: table.seats }),
       table.waiting ? el("span", { class: "badge" }, t("lobby.waiting", { n: table.waiting })) : null),
     el("a", { class: "button", href: `/play/${table.table_id}` }, t("lobby.join"))));
   const pages = Math.max(1, Math.ceil(lobby.open_total / OPEN_PER_PAGE));
@@ -124,8 +132,8 @@ async function refreshBoard() {
     el("td", { class: "num" }, line.rating.toFixed(1)),
     el("td", { class: "num" }, line.games),
     el("td", { class: "num" }, line.won),
-    el("td", { class: "num" }, line.points_per_hand.toFixed(1)),
-    el("td", { class: "num" }, line.best_play)));
+    el("td", { class: "num wide" }, line.points_per_hand.toFixed(1)),
+    el("td", { class: "num wide" }, line.best_play)));
   $("board-rows").replaceChildren(...(rows.length ? rows : [el("tr", {}, el("td", { colspan: 7, class: "muted" }, t("board.empty")))]));
   $("board-page").textContent = t("board.page", { page: boardPage });
   $("board-prev").disabled = boardPage <= 1;

@@ -2,17 +2,25 @@
 //
 // Players talk to /tables/{id}/play (hello with the seat token, then plays),
 // spectators read /tables/{id}/watch.  Both get a welcome, every event as it
-// happens and the view after it; after a dropped connection the page
-// reconnects by itself and asks for what it missed ("since").
+// happens and the view after it.  The page asks for the game's events from
+// the start ("since 0") when it opens, so that a reload rebuilds the history,
+// the score sheet and the hand's commitment; after a dropped connection it
+// reconnects by itself and asks only for what it missed.
 import { drawBoard, tileSvg } from "./board.js";
 import { api, el, playerIdentity, rememberIdentity, rememberName, savedName, sideNames } from "./common.js";
 import { describeEvent, endName, language, t, tileText, translatePage } from "./i18n.js";
+import { playSound, soundSwitch } from "./sounds.js";
 
 const $ = (id) => document.getElementById(id);
 const [, route, rawId] = location.pathname.split("/");
 const mode = route === "watch" ? "watch" : "play";
 const tableId = decodeURIComponent(rawId || "");
 const seatKey = `muggins.seat.${tableId}`;
+const MUTED_KEY = "muggins.muted";
+// A ping this often; no answer to it (or to a move) this long means the connection is dead.
+const PING_EVERY = 10_000;
+const ANSWER_WITHIN = 6_000;
+const PHRASES = ["hi", "gg", "wp", "nice", "thanks", "oops"];
 
 const state = {
   info: null,
@@ -23,19 +31,48 @@ const state = {
   names: [],
   spectators: 0,
   commitments: {},
+  // This hand's domino or blocked awards (for the reckoning).
   awards: [],
+  // The score sheet: hand -> [{seat, side, points, reason, parts}], this game.
+  sheet: new Map(),
+  // The last count's parts and the play they came with, to pair with its score.
+  lastParts: null,
+  // The last tile played, highlighted on the board.
+  lastTile: null,
+  arriving: false,
+  // The board as the last view showed it while a hand was played.
+  lastLayout: null,
+  lastHands: null,
+  // The hand's result waiting to be shown once a catch-up is over.
+  pendingResult: null,
+  pendingGameOver: null,
   selected: 0,
   pending: null, // {tile, ends, chosen} while a tile waits for its end
   deadline: null,
+  warned: false,
+  lastTick: null,
+  wasMyTurn: false,
   socket: null,
   retryDelay: 500,
   wasConnected: false,
   lostConnection: false,
+  offline: !navigator.onLine,
+  // When a ping or a move went out unanswered (performance.now()), or null.
+  awaiting: null,
+  lastPing: 0,
+  // Replaying what was missed: no toasts, sounds or panels until the view.
+  catchingUp: false,
   stopped: false,
+  chat: [],
+  chatIds: new Set(),
 };
 
 function mySeat() {
   return mode === "play" && state.seat ? state.seat.seat : null;
+}
+
+function seatLabel(seat) {
+  return t("lobby.seat", { seat: seat + 1 });
 }
 
 function fatal(message) {
@@ -50,6 +87,29 @@ function banner(kind, text) {
   element.hidden = !text;
 }
 
+function partnerships() {
+  const view = state.view;
+  return Boolean(view && view.seats.length === 4 && view.scores.length === 2);
+}
+
+function sideOf(seat) {
+  return partnerships() ? seat % 2 : seat;
+}
+
+function isPartner(seat) {
+  const me = mySeat();
+  return me !== null && seat !== me && partnerships() && sideOf(seat) === sideOf(me);
+}
+
+// Seats people sit in (a bot's move there is a bot playing for them).
+function peopleSeats() {
+  return (state.info?.seats ?? []).map((s) => !s.bot_level);
+}
+
+function describe(event, by = null) {
+  return describeEvent(event, state.names, { by, people: peopleSeats(), me: mySeat() });
+}
+
 // ------------------------------------------------------------------ sitting
 
 function loadSeat() {
@@ -60,20 +120,26 @@ function loadSeat() {
   }
 }
 
+function rulesList(target) {
+  target.replaceChildren(...state.info.rules.flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]));
+}
+
 function showSit() {
   const info = state.info;
   $("sit").hidden = false;
-  $("rules").replaceChildren(...info.rules.flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]));
+  $("sit-title").textContent = info.title || info.preset;
+  rulesList($("rules"));
   $("name").value = $("name").value || savedName();
   const free = info.seats.filter((s) => s.free);
   $("free-seats").replaceChildren(...free.map((s) => el("button", {
     type: "submit", value: String(s.seat), class: "sit-button", dataset: { seat: String(s.seat) },
-  }, `${t("table.sitHere")} (${t("lobby.seat", { seat: s.seat })})`)));
+  }, `${t("table.sitHere")} (${seatLabel(s.seat)})`)));
+  $("name").focus();
 }
 
 async function sit(event) {
   event.preventDefault();
-  const seat = Number(event.submitter?.dataset.seat ?? NaN);
+  const seat = Number(event.submitter?.dataset.seat ?? $("free-seats").querySelector(".sit-button")?.dataset.seat ?? NaN);
   const name = $("name").value.trim();
   if (Number.isNaN(seat) || !name) return;
   const error = $("sit-error");
@@ -95,6 +161,7 @@ async function sit(event) {
     state.seat = { seat: granted.seat, token: granted.token };
     localStorage.setItem(seatKey, JSON.stringify(state.seat));
     $("sit").hidden = true;
+    state.info = await api(`/tables/${encodeURIComponent(tableId)}?lang=${language()}`);
     connect();
   } catch (problem) {
     error.textContent = problem.message;
@@ -108,7 +175,7 @@ async function sit(event) {
 
 function socketUrl() {
   const base = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/tables/${encodeURIComponent(tableId)}`;
-  if (mode === "watch") return `${base}/watch${state.version ? `?since=${state.version}` : ""}`;
+  if (mode === "watch") return `${base}/watch?since=${state.version}`;
   return `${base}/play`;
 }
 
@@ -117,20 +184,24 @@ function connect() {
   if (!state.wasConnected) banner("online", t("table.connecting"));
   const socket = new WebSocket(socketUrl());
   state.socket = socket;
+  state.awaiting = null;
   socket.addEventListener("open", () => {
+    if (state.socket !== socket) return;
     if (mode === "play") {
-      const hello = { type: "hello", token: state.seat.token };
-      if (state.version) hello.since = state.version;
-      socket.send(JSON.stringify(hello));
+      // since: everything of the game after what this page holds (all of
+      // it when the page has just opened, so the history is rebuilt).
+      socket.send(JSON.stringify({ type: "hello", token: state.seat.token, since: state.version }));
     }
   });
   socket.addEventListener("message", (message) => {
+    if (state.socket !== socket) return;
     let data;
     try {
       data = JSON.parse(message.data);
     } catch {
       return;
     }
+    state.awaiting = null;
     receive(data);
   });
   socket.addEventListener("close", (closed) => {
@@ -147,15 +218,70 @@ function connect() {
         .catch(() => {});
       return;
     }
-    state.lostConnection = true;
-    banner("offline", t("table.reconnecting"));
-    setTimeout(connect, state.retryDelay);
-    state.retryDelay = Math.min(state.retryDelay * 2, 5000);
+    reconnectLater();
   });
 }
 
-function send(message) {
-  if (state.socket && state.socket.readyState === WebSocket.OPEN) state.socket.send(JSON.stringify(message));
+function reconnectLater() {
+  state.socket = null;
+  state.lostConnection = true;
+  banner("offline", state.offline ? t("table.offline") : t("table.reconnecting"));
+  setTimeout(connect, state.retryDelay);
+  state.retryDelay = Math.min(state.retryDelay * 2, 5000);
+}
+
+// A connection that stopped answering without closing: drop it and start again.
+function abandonConnection() {
+  const socket = state.socket;
+  state.awaiting = null;
+  if (socket) {
+    state.socket = null;
+    try { socket.close(); } catch { /* it is gone either way */ }
+  }
+  toast(t("table.noAnswer"), 3000);
+  reconnectLater();
+}
+
+function connected() {
+  return !state.offline && state.socket && state.socket.readyState === WebSocket.OPEN;
+}
+
+// Send a message; false (and the player told) when it cannot go now.
+function send(message, { expectAnswer = true } = {}) {
+  if (!connected()) {
+    toast(t("table.notSent"), 3500);
+    banner("offline", state.offline ? t("table.offline") : t("table.reconnecting"));
+    return false;
+  }
+  state.socket.send(JSON.stringify(message));
+  if (expectAnswer && state.awaiting === null) state.awaiting = performance.now();
+  return true;
+}
+
+function heartbeat() {
+  const now = performance.now();
+  if (state.awaiting !== null && now - state.awaiting > ANSWER_WITHIN) {
+    abandonConnection();
+    return;
+  }
+  if (connected() && now - state.lastPing > PING_EVERY && state.wasConnected) {
+    state.lastPing = now;
+    send({ type: "ping" });
+  }
+}
+
+function goneOffline() {
+  state.offline = true;
+  banner("offline", t("table.offline"));
+  document.body.dataset.offline = "true";
+}
+
+function backOnline() {
+  state.offline = false;
+  document.body.dataset.offline = "false";
+  banner("online", t("table.connecting"));
+  if (!state.socket) connect();
+  else send({ type: "ping" }); // is the connection still alive?
 }
 
 // ------------------------------------------------------------------ messages
@@ -167,6 +293,7 @@ function receive(message) {
     // Where the page stands, for anyone (or any test) following along.
     document.body.dataset.game = String(state.game);
     document.body.dataset.version = String(state.version);
+    document.body.dataset.catchingUp = state.catchingUp ? "true" : "false";
   }
 }
 
@@ -176,55 +303,92 @@ function handle(message) {
       state.retryDelay = 500;
       if (state.lostConnection) {
         banner("online", t("table.reconnected"));
-        setTimeout(() => { if (!state.lostConnection) banner("", ""); }, 3000);
+        setTimeout(() => { if (!state.lostConnection && !state.offline) banner("", ""); }, 3000);
         state.lostConnection = false;
       } else {
         banner("", "");
       }
       state.wasConnected = true;
-      if (message.game !== state.game) state.awards = [];
+      if (message.game !== state.game) newGame(message.game);
       state.game = message.game;
       state.version = message.version;
+      setDeadline(message.seconds_left);
       $("game").hidden = false;
-      if (message.view) setView(message.view);
-      else if (message.game === 0) showWaiting();
+      if (message.view) {
+        state.catchingUp = false;
+        setView(message.view);
+      } else if (message.game === 0) {
+        showWaiting();
+      } else {
+        state.catchingUp = true; // the missed events follow, then the view
+      }
       break;
     case "event":
       if (message.game !== state.game || message.version <= state.version) return;
       state.version = message.version;
-      onEvent(message.event);
+      onEvent(message.event, message);
       break;
     case "view":
       if (message.game !== state.game) return;
       state.version = message.version;
       state.spectators = message.spectators ?? 0;
-      state.deadline = message.seconds_left === null || message.seconds_left === undefined
-        ? null : performance.now() + message.seconds_left * 1000;
+      setDeadline(message.seconds_left);
       setView(message.view);
+      if (state.catchingUp) finishCatchUp();
       break;
     case "game":
+      newGame(message.game);
       state.game = message.game;
       state.version = 0;
-      state.awards = [];
-      $("panels").replaceChildren();
       break;
     case "spectators":
       state.spectators = message.count;
       $("spectators").textContent = t("table.spectators", { n: state.spectators });
       break;
+    case "chat":
+      addChat(message);
+      break;
     case "error":
       if (message.code !== "stale-view") toast(message.message, 4000);
       break;
     default:
-      break;
+      break; // pong, and anything newer than this page
   }
+}
+
+function newGame(game) {
+  if (game === state.game) return;
+  state.awards = [];
+  state.sheet = new Map();
+  state.lastTile = null;
+  if (game > 1 && state.game !== 0) logHeading(t("table.gameOver"), "log-game");
+}
+
+function setDeadline(secondsLeft) {
+  state.deadline = secondsLeft === null || secondsLeft === undefined ? null : performance.now() + secondsLeft * 1000;
+  state.warned = false;
+  state.lastTick = null;
+}
+
+function finishCatchUp() {
+  state.catchingUp = false;
+  const view = state.view;
+  if (state.pendingResult && view && view.phase !== "playing") showResult(state.pendingResult);
+  if (state.pendingGameOver && view && view.phase === "game-over") showGameOver(state.pendingGameOver);
+  state.pendingResult = null;
+  state.pendingGameOver = null;
+}
+
+function logHeading(text, kind = "log-hand") {
+  const list = $("log");
+  list.append(el("li", { class: `log-heading ${kind}` }, text));
 }
 
 function log(text, kind) {
   if (!text) return;
   const list = $("log");
   list.append(el("li", { class: kind ?? null }, text));
-  while (list.children.length > 200) list.firstChild.remove();
+  while (list.children.length > 400) list.firstChild.remove();
   list.scrollTop = list.scrollHeight;
 }
 
@@ -237,29 +401,57 @@ function toast(text, ms = 1800) {
   toastTimer = setTimeout(() => { element.hidden = true; }, ms);
 }
 
-function onEvent(event) {
+function live() {
+  return !state.catchingUp;
+}
+
+function sheetRows(hand) {
+  if (!state.sheet.has(hand)) state.sheet.set(hand, []);
+  return state.sheet.get(hand);
+}
+
+function onEvent(event, message) {
   const scoring = event.type === "PointsScored";
-  log(describeEvent(event, state.names), scoring ? "score" : null);
+  if (event.type === "HandStarted") logHeading(t("table.hand", { hand: event.hand }));
+  log(describe(event, message.by), scoring ? "score" : message.by === "bot" && peopleSeats()[event.seat] ? "for-you" : null);
   switch (event.type) {
     case "HandStarted":
       state.commitments[event.hand] = event.commitment;
       state.awards = [];
+      state.lastTile = null;
+      sheetRows(event.hand);
       break;
-    case "PointsScored":
-      toast(`+${event.points} ${state.names[event.seat] ?? ""}`);
+    case "TilePlayed":
+      state.lastTile = event.tile;
+      state.arriving = live();
+      state.lastParts = message.parts ? { parts: message.parts, count: event.count } : null;
+      break;
+    case "PointsScored": {
+      const parts = event.reason === "count" && state.lastParts ? state.lastParts.parts : null;
+      sheetRows(event.hand).push({ seat: event.seat, side: event.side, points: event.points, reason: event.reason, parts });
       if (event.reason === "domino" || event.reason === "blocked") state.awards.push(event);
+      if (live()) {
+        toast(t("toast.points", { points: event.points, name: state.names[event.seat] ?? "" }));
+        playSound("score");
+      }
       break;
+    }
     case "TileDrawn":
-      if (event.seat === mySeat()) toast(t("ev.TileDrawn", { name: t("table.you") }));
+      if (event.seat === mySeat() && live()) {
+        toast(t("toast.youDraw"));
+        playSound("draw");
+      }
       break;
     case "Passed":
-      toast(t("ev.Passed", { name: state.names[event.seat] ?? "" }));
+      if (live()) toast(t("ev.Passed", { name: state.names[event.seat] ?? "" }));
       break;
     case "HandEnded":
-      showHandOver(event);
+      if (live()) showResult(event);
+      else state.pendingResult = event;
       break;
     case "GameEnded":
-      showGameOver(event);
+      if (live()) showGameOver(event);
+      else state.pendingGameOver = event;
       break;
     default:
       break;
@@ -274,15 +466,33 @@ function showWaiting() {
 }
 
 function setView(view) {
+  const seat = mySeat();
   state.view = view;
-  state.names = view.seats.map((s) => s.name ?? `#${s.seat}`);
-  if (state.pending && !(view.turn === mySeat() && view.phase === "playing")) state.pending = null;
+  state.names = view.seats.map((s) => (s.seat === seat ? `${s.name ?? seatLabel(s.seat)}` : s.name ?? seatLabel(s.seat)));
+  if (view.layout.lead) {
+    state.lastLayout = view.layout;
+    state.lastHands = view.seats.map((s) => s.tiles);
+  }
+  const myTurn = view.turn !== null && view.turn === seat && view.phase === "playing";
+  if (state.pending && !myTurn) state.pending = null;
   if (view.tiles && state.selected >= view.tiles.length) state.selected = Math.max(0, view.tiles.length - 1);
+  if (myTurn && !state.wasMyTurn) {
+    // The turn comes round: the selection starts on a tile that fits.
+    const first = view.tiles.findIndex((tile) => legalEnds(tile).length > 0);
+    if (first >= 0) state.selected = first;
+    if (live()) playSound("turn");
+  }
+  state.wasMyTurn = myTurn;
   render();
 }
 
 function sidesWords() {
   return sideNames(state.view, (a, b) => t("side.pair", { a, b }));
+}
+
+function botBadge(seat) {
+  const level = state.info?.seats?.[seat]?.bot_level;
+  return el("span", { class: "badge bot" }, level ? t("bot.level", { level: t(`level.${level}`) }) : t("bot"));
 }
 
 function render() {
@@ -291,6 +501,8 @@ function render() {
   const seat = mySeat();
   $("hand-number").textContent = view.hand ? t("table.hand", { hand: view.hand }) : "";
   $("count").textContent = view.layout.count;
+  const parts = view.layout.count_parts || [];
+  $("count-parts").textContent = parts.length > 1 ? `(${parts.join(" + ")})` : "";
   $("boneyard").textContent = t("table.boneyard", { n: view.boneyard });
   const turn = $("turn");
   turn.classList.toggle("mine", view.turn !== null && view.turn === seat);
@@ -298,26 +510,52 @@ function render() {
   $("spectators").textContent = t("table.spectators", { n: state.spectators });
   renderTakeover(view);
   const sides = sidesWords();
-  $("scores").replaceChildren(...view.scores.map((points, side) => el("span", { class: "side", dataset: { side: String(side) } }, sides[side], el("strong", {}, points))));
+  const mySide = seat === null ? null : sideOf(seat);
+  $("scores").replaceChildren(...view.scores.map((points, side) => el("span", {
+    class: `side${side === mySide ? " mine" : ""}`, dataset: { side: String(side) },
+  }, sides[side], el("strong", {}, points))));
   $("opponents").replaceChildren(...view.seats.filter((s) => s.seat !== seat).map((s) => el("span", {
-    class: `opponent${view.turn === s.seat ? " on-turn" : ""}`, dataset: { seat: String(s.seat) },
-  }, s.name ?? `#${s.seat}`, s.bot ? el("span", { class: "badge bot" }, t("bot")) : null, " · ", t("table.tiles", { n: s.tiles }))));
+    class: `opponent${view.turn === s.seat ? " on-turn" : ""}${isPartner(s.seat) ? " partner" : ""}`,
+    dataset: { seat: String(s.seat) },
+  }, el("span", { class: "seat-number" }, `${s.seat + 1}`), " ", s.name ?? seatLabel(s.seat),
+  isPartner(s.seat) ? el("span", { class: "badge partner" }, t("partner")) : null,
+  s.bot ? botBadge(s.seat) : null, " · ", t("table.tiles", { n: s.tiles }))));
   const pending = state.pending;
   $("layout").dataset.arms = String(view.layout.arms.filter((arm) => arm.tiles.length).length);
   drawBoard($("layout"), view.layout, {
     targets: pending ? pending.ends.filter((end) => end !== null) : [],
     onTarget: (end) => play(pending.tile, end),
     endLabel: endName,
+    last: state.lastTile,
+    animate: state.arriving,
   });
+  state.arriving = false;
   if (pending) {
     const chosen = pending.ends[pending.chosen];
     for (const target of $("layout").querySelectorAll(".end-target")) {
       target.classList.toggle("chosen", Number(target.dataset.end) === chosen);
     }
   }
+  describeBoard(view);
   renderHand();
   renderPrompt();
-  renderActions();
+  renderMuggins();
+}
+
+// The board in words, for screen readers: each open end, the count, the last move.
+function describeBoard(view) {
+  const layout = view.layout;
+  let text;
+  if (!layout.lead) {
+    text = t("table.boardEmpty");
+  } else {
+    const ends = layout.arms.filter((arm) => arm.open !== null)
+      .map((arm) => t("table.boardEnd", { end: endName(arm.end), n: arm.open }));
+    text = `${ends.join(", ")}; ${t("table.boardCount", { count: layout.count })}.`;
+    const lastLine = [...$("log").querySelectorAll("li:not(.log-heading)")].pop();
+    if (lastLine) text += ` ${t("table.lastMove", { move: lastLine.textContent })}`;
+  }
+  $("board-description").textContent = t("table.board", { description: text });
 }
 
 function legalEnds(tile) {
@@ -336,18 +574,20 @@ function renderHand() {
   hand.hidden = false;
   $("keys").hidden = false;
   const myTurn = view.turn === mySeat() && view.phase === "playing";
+  const focusedIndex = [...hand.querySelectorAll(".tile-button")].indexOf(document.activeElement);
   hand.replaceChildren(...view.tiles.map((tile, index) => {
     const legal = myTurn && legalEnds(tile).length > 0;
-    const button = el("button", {
+    return el("button", {
       type: "button",
       class: `tile-button${legal ? " legal" : ""}${index === state.selected ? " selected" : ""}`,
       "aria-label": tileText(tile),
       "aria-disabled": legal ? "false" : "true",
+      "aria-pressed": index === state.selected ? "true" : "false",
       dataset: { tile: tileText(tile), legal: legal ? "true" : "false" },
       onclick: () => { state.selected = index; choose(tile); },
     }, tileSvg(tile));
-    return button;
   }));
+  if (focusedIndex >= 0) hand.querySelectorAll(".tile-button")[Math.min(focusedIndex, view.tiles.length - 1)]?.focus();
 }
 
 function renderPrompt() {
@@ -361,14 +601,12 @@ function renderPrompt() {
   prompt.replaceChildren(
     el("span", {}, t("table.chooseEnd")),
     ...pending.ends.map((end, index) => el("button", {
-      type: "button", class: index === pending.chosen ? "" : "secondary", dataset: { end: String(end) },
+      type: "button", class: `end-choice${index === pending.chosen ? "" : " secondary"}`, dataset: { end: String(end) },
       onclick: () => play(pending.tile, end),
     }, endName(end))),
     el("button", { type: "button", class: "secondary", onclick: () => { state.pending = null; render(); } }, t("table.cancel")),
   );
 }
-
-let claimInput = null;
 
 function renderTakeover(view) {
   // A bot took the seat (the clock ran out, or the player was away): it is
@@ -383,41 +621,75 @@ function renderTakeover(view) {
     el("button", { type: "button", id: "back", onclick: () => send({ type: "back" }) }, t("table.back")));
 }
 
-function renderActions() {
+let claimInput = null;
+
+// The muggins rule's claim box and call button, right under the status bar
+// (where a player looks), and what an opponent left unclaimed.
+function renderMuggins() {
   const view = state.view;
-  const actions = $("actions");
-  const focused = document.activeElement === claimInput;
-  actions.replaceChildren();
-  if (mode !== "play") return;
+  const bar = $("muggins-bar");
   const rules = state.info?.ruleset;
-  if (rules?.muggins_rule && view.phase === "playing") {
-    // Redrawn with every view: keep what the player is typing.
-    const typed = claimInput?.value ?? "";
-    claimInput = el("input", { type: "number", id: "claim", min: 0, max: 1000, step: 1, value: typed });
-    actions.append(el("label", { for: "claim" }, t("table.claim")), claimInput);
+  if (mode !== "play" || !rules?.muggins_rule) {
+    bar.hidden = true;
+    return;
+  }
+  bar.hidden = false;
+  const focused = document.activeElement === claimInput;
+  const typed = claimInput?.value ?? "";
+  const parts = [];
+  if (view.phase === "playing") {
+    claimInput = el("input", { type: "number", id: "claim", min: 0, max: 1000, step: 1, value: typed, "aria-describedby": "claim-hint" });
+    parts.push(el("label", { for: "claim", class: "inline-label" }, t("table.claim")), claimInput);
+  }
+  parts.push(el("span", { class: "muted", id: "claim-hint" }, t("table.claimHint")));
+  if (view.can_call_muggins && view.unclaimed) {
+    parts.push(el("p", { class: "unclaimed", id: "unclaimed", role: "alert" },
+      t("table.unclaimed", { name: state.names[view.unclaimed.seat] ?? "", points: view.unclaimed.points })));
   }
   if (view.can_call_muggins) {
-    actions.append(el("button", { type: "button", id: "call-muggins", onclick: () => send({ type: "muggins", known_version: state.version }) }, t("table.muggins")));
+    parts.push(el("button", { type: "button", id: "call-muggins", onclick: () => send({ type: "muggins", known_version: state.version }) }, t("table.muggins")));
   }
+  bar.replaceChildren(...parts);
   if (focused && claimInput && claimInput.isConnected) claimInput.focus();
 }
 
 function tickClock() {
+  heartbeat();
   const clock = $("clock");
   if (!state.deadline || !state.view || state.view.turn === null) {
     clock.textContent = "";
+    clock.classList.remove("low");
     return;
   }
   const seconds = Math.max(0, Math.ceil((state.deadline - performance.now()) / 1000));
   clock.textContent = t("table.clock", { s: seconds });
   clock.classList.toggle("low", seconds <= 10);
+  const mine = state.view.turn === mySeat() && mode === "play";
+  if (!mine) return;
+  if (seconds <= 10 && seconds > 0 && !state.warned) {
+    state.warned = true;
+    toast(t("table.clockWarning"), 2500);
+    playSound("warning");
+  } else if (seconds <= 5 && seconds > 0 && state.lastTick !== seconds) {
+    state.lastTick = seconds;
+    playSound("tick");
+  }
 }
 
 // ------------------------------------------------------------------ playing
 
 function choose(tile) {
+  const view = state.view;
+  if (view.turn !== mySeat() || view.phase !== "playing") {
+    toast(t("table.notYourTurn"));
+    return;
+  }
   const ends = legalEnds(tile);
-  if (!ends.length) return;
+  if (!ends.length) {
+    toast(t("table.doesNotFit", { tile: tileText(tile) }));
+    return;
+  }
+  closeResult(); // the player moved on
   if (ends.length === 1) {
     play(tile, ends[0]);
     return;
@@ -428,17 +700,29 @@ function choose(tile) {
 
 function play(tile, end) {
   const message = { type: "play", tile, end, known_version: state.version };
-  if (state.info?.ruleset?.muggins_rule) {
-    message.claim = Number($("claim")?.value || 0);
-    if (claimInput) claimInput.value = "";
-  }
+  if (state.info?.ruleset?.muggins_rule) message.claim = Number($("claim")?.value || 0);
+  if (!send(message)) return; // offline: keep the choice, say so
+  if (claimInput) claimInput.value = "";
   state.pending = null;
-  send(message);
   render();
 }
 
 function onKey(event) {
-  if (mode !== "play" || !state.view || !state.view.tiles || event.target.tagName === "INPUT") return;
+  if (event.target.tagName === "INPUT" || event.target.tagName === "TEXTAREA") return;
+  if (document.querySelector("dialog[open]")) return;
+  if (event.key === "Escape" && !$("result").hidden) {
+    closeResult();
+    return;
+  }
+  if ((event.key === "r" || event.key === "R") && !event.ctrlKey && !event.metaKey) {
+    openRules();
+    return;
+  }
+  if ((event.key === "s" || event.key === "S") && !event.ctrlKey && !event.metaKey) {
+    openSheet();
+    return;
+  }
+  if (mode !== "play" || !state.view || !state.view.tiles) return;
   const tiles = state.view.tiles;
   const pending = state.pending;
   if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
@@ -454,7 +738,7 @@ function onKey(event) {
     pending.chosen = (pending.chosen + step + pending.ends.length) % pending.ends.length;
     render();
     event.preventDefault();
-  } else if (event.key === "Enter") {
+  } else if (event.key === "Enter" && !(event.target.tagName === "BUTTON" && !event.target.classList.contains("tile-button"))) {
     if (pending) play(pending.tile, pending.ends[pending.chosen]);
     else if (tiles[state.selected]) choose(tiles[state.selected]);
     event.preventDefault();
@@ -466,48 +750,201 @@ function onKey(event) {
 
 // ------------------------------------------------------------------ hand and game end
 
-function panel(id, title, ...content) {
-  const existing = $(id);
-  if (existing) existing.remove();
-  const box = el("section", { class: "panel", id, role: "dialog", "aria-label": title },
-    el("h3", {}, title), ...content,
-    el("button", { type: "button", class: "secondary", onclick: () => box.remove() }, t("table.close")));
-  $("panels").prepend(box);
-  return box;
+function pipsOf(tiles) {
+  return tiles.reduce((sum, [a, b]) => sum + a + b, 0);
 }
 
-function showHandOver(event) {
+function scoreLine(row) {
+  const name = state.names[row.seat] ?? seatLabel(row.seat);
+  const what = t(`ev.PointsScored.${row.reason}`, { name, points: row.points });
+  return row.parts && row.parts.length > 1 ? `${what} (${row.parts.join(" + ")} = ${row.parts.reduce((a, b) => a + b, 0)})` : what;
+}
+
+function closeResult() {
+  const result = $("result");
+  if (result.hidden) return;
+  result.hidden = true;
+  result.replaceChildren();
+  render();
+}
+
+function resultBox() {
+  const result = $("result");
+  if (result.hidden) {
+    result.replaceChildren(el("button", { type: "button", class: "secondary close-result", id: "close-result", "aria-label": t("table.close"), onclick: closeResult }, "✕ ", t("table.close")));
+    result.hidden = false;
+  }
+  return result;
+}
+
+function showResult(event) {
   const names = state.names;
   const outcome = event.outcome === "domino"
     ? t("table.domino", { name: names[event.winner_seat] ?? "" })
     : event.outcome === "blocked" ? t("table.blocked") : t("table.targetReached");
+  const board = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  board.setAttribute("class", "layout final");
+  board.setAttribute("role", "img");
+  board.setAttribute("aria-label", t("table.finalBoard"));
+  board.id = "final-board";
+  const layout = state.lastLayout;
+  if (layout) drawBoard(board, layout, { last: state.lastTile });
+  else {
+    // Opened after the hand ended: the replay has its last board.
+    api(`/tables/${encodeURIComponent(tableId)}/games/${state.game}/hands/${event.hand}/replay`)
+      .then((replay) => drawBoard(board, replay.steps[replay.steps.length - 1].layout))
+      .catch(() => {});
+  }
   const seats = event.hands.map((tiles, seat) => el("li", { dataset: { seat: String(seat) } },
-    `${names[seat] ?? `#${seat}`}: `,
+    el("strong", {}, `${names[seat] ?? seatLabel(seat)}: `),
     el("span", { class: "hand-tiles" }, ...tiles.map((tile) => tileSvg(tile))),
-    ` (${event.pips[seat]})`));
+    ` ${t("table.pipsLeft", { pips: event.pips[seat] })}`));
   const sidesCount = state.view ? state.view.scores.length : event.pips.length;
-  const sideOf = (seat) => (sidesCount === 2 && event.pips.length === 4 ? seat % 2 : seat);
-  const awards = state.awards.map((award) => {
-    const others = event.pips.reduce((sum, pips, seat) => sum + (sideOf(seat) !== sideOf(award.seat) ? pips : 0), 0);
-    return el("li", {}, `${describeEvent(award, names)} (${others} → ${award.points})`);
+  const sideOfSeat = (seat) => (sidesCount === 2 && event.pips.length === 4 ? seat % 2 : seat);
+  const awards = state.awards.filter((award) => award.hand === event.hand).map((award) => {
+    const raw = event.pips.reduce((sum, pips, seat) => sum + (sideOfSeat(seat) !== sideOfSeat(award.seat) ? pips : 0), 0);
+    const name = names[award.seat] ?? seatLabel(award.seat);
+    return el("li", { class: "award" }, t("award.rounded", { name, raw, points: award.points }));
   });
+  const rows = (state.sheet.get(event.hand) ?? []).map((row) => el("li", {}, scoreLine(row)));
   const commitment = state.commitments[event.hand];
-  panel("hand-over", t("table.handOver", { hand: event.hand }),
-    el("p", {}, outcome),
-    el("ul", { class: "seat-hands" }, ...seats),
-    awards.length ? el("ul", {}, ...awards) : null,
-    el("p", {}, el("strong", {}, t("table.seed")), el("br"), el("span", { class: "seed", id: "revealed-seed" }, event.seed)),
-    commitment ? el("p", {}, el("strong", {}, t("table.commitment")), el("br"), el("span", { class: "seed" }, commitment)) : null,
-    el("p", {}, el("a", { href: `/replay/${encodeURIComponent(tableId)}/${event.hand}?game=${state.game}`, id: "verify-link" }, t("table.verify"))));
+  const box = resultBox();
+  box.querySelector("#hand-over")?.remove();
+  box.append(el("section", { class: "result-card", id: "hand-over", role: "region", "aria-label": t("table.handOver", { hand: event.hand }) },
+    el("h3", {}, t("table.handOver", { hand: event.hand })),
+    el("p", { class: "outcome" }, outcome),
+    el("div", { class: "result-grid" },
+      el("div", {}, el("h4", {}, t("table.finalBoard")), el("div", { class: "final-felt" }, board)),
+      el("div", {},
+        el("h4", {}, t("table.leftInHand")),
+        el("ul", { class: "seat-hands" }, ...seats),
+        el("h4", {}, t("table.sheet")),
+        el("ul", { class: "score-lines", id: "hand-score-lines" }, ...rows, ...awards))),
+    el("details", { class: "fairness" },
+      el("summary", {}, t("table.fairness")),
+      el("p", {}, el("strong", {}, t("table.seed")), el("br"), el("span", { class: "seed", id: "revealed-seed" }, event.seed)),
+      el("p", {}, el("strong", {}, t("table.commitment")), el("br"), el("span", { class: "seed", id: "commitment" }, commitment ?? "")),
+      el("p", { class: "muted" }, t("table.commitmentCheck"))),
+    el("p", {}, el("a", { href: `/replay/${encodeURIComponent(tableId)}/${event.hand}?game=${state.game}`, id: "verify-link" }, t("table.verify")))));
+  render();
 }
 
 function showGameOver(event) {
   const sides = state.view ? sidesWords() : [];
-  const text = event.winner_side === null ? t("table.drawnGame") : t("table.winner", { side: sides[event.winner_side] ?? `#${event.winner_side}` });
-  panel("game-over", t("table.gameOver"),
-    el("p", {}, text),
-    el("p", {}, event.scores.map((points, side) => `${sides[side] ?? side}: ${points}`).join(" · ")),
-    mode === "play" ? el("button", { type: "button", id: "rematch", onclick: () => send({ type: "rematch" }) }, t("table.rematch")) : null);
+  const text = event.winner_side === null ? t("table.drawnGame") : t("table.winner", { side: sides[event.winner_side] ?? `#${event.winner_side + 1}` });
+  const box = resultBox();
+  box.querySelector("#game-over")?.remove();
+  box.prepend(el("section", { class: "result-card game-over", id: "game-over", role: "region", "aria-label": t("table.gameOver") },
+    el("h3", {}, t("table.gameOver")),
+    el("p", { class: "outcome" }, text),
+    el("p", {}, event.scores.map((points, side) => `${sides[side] ?? side + 1}: ${points}`).join(" · ")),
+    mode === "play" ? el("button", { type: "button", id: "rematch", onclick: () => { if (send({ type: "rematch" })) closeResult(); } }, t("table.rematch")) : null));
+  box.prepend(box.querySelector("#close-result"));
+  if (live()) playSound("score");
+}
+
+// ------------------------------------------------------------------ rules and score sheet
+
+function openRules() {
+  if (!state.info) return;
+  rulesList($("rules-dialog-list"));
+  $("guide-link").href = `/guide/${encodeURIComponent(state.info.preset)}?lang=${language()}`;
+  $("rules-dialog").showModal();
+}
+
+function openSheet() {
+  const view = state.view;
+  const body = $("sheet-body");
+  if (!view || !state.sheet.size) {
+    body.replaceChildren(el("p", { class: "muted" }, t("table.sheetEmpty")));
+  } else {
+    const sides = sidesWords();
+    const totals = view.scores.map(() => 0);
+    const rows = [...state.sheet.entries()].map(([hand, lines]) => {
+      const perSide = view.scores.map(() => 0);
+      for (const line of lines) perSide[line.side] += line.points;
+      perSide.forEach((points, side) => { totals[side] += points; });
+      return el("tr", {}, el("th", { scope: "row" }, hand),
+        ...perSide.map((points, side) => el("td", { class: "num", title: lines.filter((l) => l.side === side).map(scoreLine).join("\n") }, points || "·")));
+    });
+    const details = [...state.sheet.entries()].map(([hand, lines]) => el("li", {},
+      el("strong", {}, `${t("table.hand", { hand })}: `), lines.length ? lines.map(scoreLine).join("; ") : "—"));
+    body.replaceChildren(
+      el("table", { class: "board sheet", id: "score-sheet" },
+        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("table.sheetHand")), ...sides.map((name) => el("th", { scope: "col", class: "num" }, name)))),
+        el("tbody", {}, ...rows),
+        el("tfoot", {}, el("tr", {}, el("th", { scope: "row" }, t("table.sheetTotal")), ...totals.map((points) => el("td", { class: "num" }, points))))),
+      el("ul", { class: "score-details" }, ...details));
+  }
+  $("sheet-dialog").showModal();
+}
+
+// ------------------------------------------------------------------ chat
+
+function mutedNames() {
+  try {
+    return new Set(JSON.parse(localStorage.getItem(MUTED_KEY) || "[]"));
+  } catch {
+    return new Set();
+  }
+}
+
+function toggleMute(name) {
+  const muted = mutedNames();
+  if (muted.has(name)) muted.delete(name); else muted.add(name);
+  localStorage.setItem(MUTED_KEY, JSON.stringify([...muted]));
+  renderChat();
+}
+
+function addChat(message) {
+  if (state.chatIds.has(message.id)) return;
+  state.chatIds.add(message.id);
+  state.chat.push(message);
+  state.chat.sort((a, b) => a.id - b.id);
+  if (state.chat.length > 100) state.chat.shift();
+  renderChat();
+}
+
+function renderChat() {
+  const muted = mutedNames();
+  const list = $("chat");
+  const lines = state.chat.map((line) => {
+    const silenced = muted.has(line.name);
+    const who = line.seat === null || line.seat === undefined ? line.name : `${line.name} (${seatLabel(line.seat)})`;
+    return el("li", { class: silenced ? "muted-line" : null, dataset: { id: String(line.id) } },
+      el("button", {
+        type: "button", class: "chat-name", title: t(silenced ? "table.chatUnmute" : "table.chatMute", { name: line.name }),
+        "aria-label": t(silenced ? "table.chatUnmute" : "table.chatMute", { name: line.name }),
+        onclick: () => toggleMute(line.name),
+      }, who), ": ",
+      el("span", { class: "chat-text" }, silenced ? t("table.chatMuted") : line.phrase ? t(`phrase.${line.phrase}`) : line.text));
+  });
+  list.replaceChildren(...(lines.length ? lines : [el("li", { class: "muted" }, t("table.chatEmpty"))]));
+  list.scrollTop = list.scrollHeight;
+}
+
+function chatMessage(content) {
+  return mode === "watch" ? { type: "chat", name: savedName() || "", ...content } : { type: "chat", ...content };
+}
+
+function setUpChat() {
+  const on = state.info?.chat !== false;
+  $("chat-form").hidden = !on;
+  $("phrases").hidden = !on;
+  $("chat-off").hidden = on;
+  $("chat-text").placeholder = t("table.chatPlaceholder");
+  $("phrases").replaceChildren(...PHRASES.map((phrase) => el("button", {
+    type: "button", class: "secondary small phrase", dataset: { phrase },
+    onclick: () => send(chatMessage({ phrase }), { expectAnswer: false }),
+  }, t(`phrase.${phrase}`))));
+  renderChat();
+}
+
+function sendChat(event) {
+  event.preventDefault();
+  const text = $("chat-text").value.trim();
+  if (!text) return;
+  if (send(chatMessage({ text }), { expectAnswer: false })) $("chat-text").value = "";
 }
 
 // ------------------------------------------------------------------ start
@@ -522,29 +959,48 @@ function showLinks() {
   $("links-card").replaceChildren(...rows);
 }
 
+function showTitle() {
+  const title = state.info?.title;
+  $("table-title").textContent = title ? `${t("table.title", { id: tableId })} · ${title}` : t("table.title", { id: tableId });
+}
+
 async function start() {
+  const sound = soundSwitch();
+  $("sound").append(sound);
   const retranslate = async () => {
     try {
       state.info = await api(`/tables/${encodeURIComponent(tableId)}?lang=${language()}`);
     } catch {
       // keep the words we have
     }
+    sound.refresh();
     showLinks();
-    $("table-title").textContent = t("table.title", { id: tableId });
+    showTitle();
+    setUpChat();
     if (!$("sit").hidden) showSit();
     render();
   };
   translatePage(retranslate);
-  $("table-title").textContent = t("table.title", { id: tableId });
+  showTitle();
   try {
     state.info = await api(`/tables/${encodeURIComponent(tableId)}?lang=${language()}`);
   } catch (problem) {
     fatal(problem.status === 404 ? t("table.noTable") : problem.message);
     return;
   }
+  // Names before any view comes: a reload's history is told with them.
+  state.names = state.info.seats.map((s) => s.name ?? seatLabel(s.seat));
+  showTitle();
   showLinks();
+  setUpChat();
   $("sit-form").addEventListener("submit", sit);
+  $("chat-form").addEventListener("submit", sendChat);
+  $("rules-button").addEventListener("click", openRules);
+  $("sheet-button").addEventListener("click", openSheet);
   document.addEventListener("keydown", onKey);
+  window.addEventListener("offline", goneOffline);
+  window.addEventListener("online", backOnline);
+  if (state.offline) goneOffline();
   setInterval(tickClock, 250);
   if (mode === "play") {
     state.seat = loadSeat();
