@@ -15,6 +15,7 @@ import shutil
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
@@ -64,9 +65,11 @@ class Pages:
 
     async def open(self, path: str, *, locale: str = "en-GB",
                    width: int = 1280, height: int = 900,
-                   before: Callable[[Page], object] | None = None) -> Page:
+                   before: Callable[[Page], object] | None = None,
+                   **context_options: Any) -> Page:
         context = await self.browser.new_context(base_url=self.base_url, locale=locale,
-                                                 viewport={"width": width, "height": height})
+                                                 viewport={"width": width, "height": height},
+                                                 **context_options)
         self.contexts.append(context)
         page = await context.new_page()
         page.on("console", lambda message: self.errors.append(f"{page.url}: {message.text}")

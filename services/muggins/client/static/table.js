@@ -106,6 +106,11 @@ function peopleSeats() {
   return (state.info?.seats ?? []).map((s) => !s.bot_level);
 }
 
+// Names before any view comes: a reload's history is told with them.
+function namesFromInfo() {
+  if (!state.view && state.info) state.names = state.info.seats.map((s) => s.name ?? seatLabel(s.seat));
+}
+
 function describe(event, by = null) {
   return describeEvent(event, state.names, { by, people: peopleSeats(), me: mySeat() });
 }
@@ -162,6 +167,7 @@ async function sit(event) {
     localStorage.setItem(seatKey, JSON.stringify(state.seat));
     $("sit").hidden = true;
     state.info = await api(`/tables/${encodeURIComponent(tableId)}?lang=${language()}`);
+    namesFromInfo();
     connect();
   } catch (problem) {
     error.textContent = problem.message;
@@ -988,8 +994,7 @@ async function start() {
     fatal(problem.status === 404 ? t("table.noTable") : problem.message);
     return;
   }
-  // Names before any view comes: a reload's history is told with them.
-  state.names = state.info.seats.map((s) => s.name ?? seatLabel(s.seat));
+  namesFromInfo();
   showTitle();
   showLinks();
   setUpChat();
