@@ -114,6 +114,8 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
         await expect(page.locator("#toast")).to_contain_text("does not fit")
     await play_a_move(page)
     await expect(page.locator("#layout .tile.last")).to_have_count(1)
+    await page.mouse.move(0, 0)
+    await page.screenshot(path=str(shot(tmp_path, "table-2-seats.png")))
     await expect(page.locator("#board-description")).to_contain_text("count")
     await expect(page.locator("body")).to_have_attribute("data-last-sound", re.compile(r"\w+"))
     # A reload mid-hand keeps the history and the hand's commitment (defects 4, 5).
@@ -395,3 +397,20 @@ async def test_the_rules_and_the_guide_are_a_key_away(pages: Pages, tmp_path: Pa
     missing = await pages.open("/guide/nonesuch")
     pages.expect_error("404")
     await expect(missing.locator("#fatal")).to_be_visible()
+
+
+async def test_one_player_across_browsers(pages: Pages) -> None:
+    """Defect 8: the leaderboard showed one person three times, once per browser."""
+    first = await against_a_bot(pages)
+    await first.goto("/")
+    link = await first.input_value("#identity-link")
+    assert "#identity=" in link
+    identity = await first.evaluate("() => JSON.parse(localStorage.getItem('muggins.player'))")
+    second = await pages.open(link.replace(pages.base_url, ""))
+    await expect(second.locator("#identity-card")).to_be_visible()
+    assert "#identity" not in second.url  # the secret does not stay in the address
+    await create_from_lobby(second)
+    await second.click("#go-to-table")
+    await sit(second, "Ana")
+    again = await second.evaluate("() => JSON.parse(localStorage.getItem('muggins.player'))")
+    assert again["player_id"] == identity["player_id"]

@@ -1,5 +1,5 @@
 // The lobby: create a table, see open tables and games being played, the leaderboard.
-import { api, el } from "./common.js";
+import { api, el, playerIdentity, rememberIdentity, savedName } from "./common.js";
 import { language, t, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -28,10 +28,9 @@ async function loadPresets() {
   if (chosen) select.value = chosen.preset;
   showRules();
   const boardSelect = $("board-preset");
-  if (!boardSelect.options.length) {
-    boardSelect.replaceChildren(...presets.map((p) => el("option", { value: p.preset }, p.title)));
-    boardSelect.value = presets.find((p) => p.default)?.preset ?? presets[0].preset;
-  }
+  const shown = boardSelect.value;
+  boardSelect.replaceChildren(...presets.map((p) => el("option", { value: p.preset }, p.title)));
+  boardSelect.value = shown || (presets.find((p) => p.default)?.preset ?? presets[0].preset);
 }
 
 function showRules() {
@@ -140,8 +139,32 @@ async function refreshBoard() {
   $("board-next").disabled = boardPage * PER_PAGE >= board.total;
 }
 
+// One player across browsers: the identity travels in the address's
+// fragment (never sent to the server), and a browser that opens it keeps it.
+function takeIdentityFromAddress() {
+  const match = /^#identity=([0-9a-fA-F-]{8,64})\.([A-Za-z0-9_-]{8,128})$/.exec(location.hash);
+  if (!match) return;
+  rememberIdentity(match[1], match[2]);
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+function showIdentity() {
+  const identity = playerIdentity();
+  $("identity-card").hidden = !identity;
+  if (!identity) return;
+  $("identity-name").textContent = t("lobby.playingAs", { name: savedName() || "?" });
+  $("identity-link").value = `${location.origin}/#identity=${identity.player_id}.${identity.secret}`;
+}
+
 async function start() {
-  translatePage(() => { showBotSeats(); loadPresets(); refreshTables(); refreshBoard(); });
+  takeIdentityFromAddress();
+  showIdentity();
+  $("copy-identity").addEventListener("click", async () => {
+    $("identity-link").select();
+    try { await navigator.clipboard.writeText($("identity-link").value); } catch { document.execCommand("copy"); }
+    $("copy-identity").textContent = t("lobby.copied");
+  });
+  translatePage(() => { showBotSeats(); loadPresets(); refreshTables(); refreshBoard(); showIdentity(); });
   showBotSeats();
   $("seats").addEventListener("change", () => {
     const four = $("seats").value === "4";
