@@ -30,7 +30,7 @@ def test_rules_lists_every_preset() -> None:
 def test_rules_prints_each_preset_in_words(name: str) -> None:
     code, out = run("rules", name)
     assert code == 0
-    for topic in ("Players:", "Deal:", "Layout:", "Turn:", "Scoring:", "End of hand:", "Game:"):
+    for topic in ("Players:", "Deal:", "Layout:", "Turn:", "Scoring:", "End of hand:", "Target:"):
         assert topic in out
 
 
@@ -38,8 +38,8 @@ def test_rules_prints_each_preset_in_words(name: str) -> None:
 def test_rules_in_spanish(name: str) -> None:
     code, out = run("rules", name, "--lang", "es")
     assert code == 0
-    for topic in ("Jugadores:", "Reparto:", "Mesa:", "Turno:", "Puntos:", "Final de mano:",
-                  "Partida:"):
+    for topic in ("Jugadores:", "Reparto:", "Cadena:", "Turno:", "Puntos durante la mano:",
+                  "Fin de la mano:", "Partida:"):
         assert topic in out
 
 

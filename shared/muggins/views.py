@@ -12,6 +12,7 @@ import msgspec
 from muggins.rules.commands import Play
 from muggins.rules.game import can_call_muggins, legal_plays
 from muggins.rules.layout import CLOSED, Layout, end_name
+from muggins.rules.placing import count_after
 from muggins.rules.state import GameState
 from muggins.rules.tiles import Tile
 
@@ -69,6 +70,9 @@ class LegalPlay(msgspec.Struct, frozen=True):
     tile: Tile
     #: None: the lead.
     end: int | None
+    #: The count the play would leave (None under the muggins rule, where
+    #: counting is the player's to do).
+    count: int | None = None
 
 
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
@@ -158,7 +162,12 @@ def game_view(
     mine = list(hand.hands[seat]) if hand is not None and seat is not None else None
     legal: list[LegalPlay] = []
     if hand is not None and seat is not None and hand.turn == seat:
-        legal = [LegalPlay(p.tile, p.end) for p in legal_plays(state) if isinstance(p, Play)]
+        layout = hand.layout
+        counting = not state.ruleset.muggins_rule
+        legal = [LegalPlay(p.tile, p.end,
+                           (p.tile.value if p.end is None else count_after(layout, p.tile, p.end))
+                           if counting else None)
+                 for p in legal_plays(state) if isinstance(p, Play)]
     return GameView(
         phase=state.phase,
         hand=hand.number if hand else state.hands_played,

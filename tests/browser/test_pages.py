@@ -187,16 +187,16 @@ async def test_spanish_from_the_browser_and_switching_language(pages: Pages) -> 
     page = await pages.open("/", locale="es-ES")
     heading = page.locator("#create h2")
     await expect(heading).to_have_text("Mesa nueva")
-    await expect(page.locator("#rules dt").first).to_have_text("Juego")
+    await expect(page.locator("#rules dt").first).to_have_text("Jugadores")
     await page.select_option("#language-select", "en")
     await expect(heading).to_have_text("New table")
-    await expect(page.locator("#rules dt").first).to_have_text("Game")
+    await expect(page.locator("#rules dt").first).to_have_text("Players")
     await page.reload()
     await expect(heading).to_have_text("New table")  # the choice is remembered
     await page.select_option("#language-select", "es")
     await create_from_lobby(page)
     await page.click("#go-to-table")
-    await expect(page.locator("#rules dt").first).to_have_text("Juego")
+    await expect(page.locator("#rules dt").first).to_have_text("Variante")
     await expect(page.locator(".sit-button").first).to_contain_text("Sentarse aquí")
     assert await page.get_attribute("html", "lang") == "es"
 

@@ -26,7 +26,7 @@ async def test_presets_in_words_for_a_seating_and_language(service: Running) -> 
 async def test_a_table_in_spanish(service: Running) -> None:
     table = await create(service, bots=[{"seat": 1}])
     info = (await service.http.get(f"/tables/{table['table_id']}", params={"lang": "es"})).json()
-    assert info["rules"][0]["topic"] == "Juego"
+    assert info["rules"][0]["topic"] == "Variante"
     bad = await service.http.get(f"/tables/{table['table_id']}", params={"lang": "xx"})
     assert bad.status_code == 400
 

@@ -14,6 +14,7 @@ from muggins.replay.verify import slice_of, verify_game
 from muggins.rules.events import AnyEvent, GameStarted, HandEnded, HandStarted
 from muggins.rules.game import fold
 from muggins.rules.tiles import Tile
+from muggins.table_events import bot_name
 from muggins.views import LayoutView, layout_view
 
 
@@ -84,7 +85,9 @@ def hand_replay(stored: Sequence[StoredEvent], table_id: str, game: int, hand: i
     first = stored[0].event
     players = first.players if isinstance(first, GameStarted) else ()
     rules = before.ruleset
-    names = [next((p.name for p in players if p.seat == seat), f"seat {seat}")
+    # A bot is called at the replay what it was called at the table.
+    names = [next((bot_name(p.seat) if p.bot else p.name for p in players if p.seat == seat),
+                  f"seat {seat + 1}")
              for seat in range(rules.seats)]
     started = next(e.event for e in entries if isinstance(e.event, HandStarted))
     ended = next(e.event for e in entries if isinstance(e.event, HandEnded))

@@ -63,16 +63,17 @@ def _caption(rules: Ruleset, layout: Layout, tile: Tile, end: int | None,
     parts = count_parts(layout)
     points = points_for_count(layout.count, rules.scoring)
     sum_text = " + ".join(str(p) for p in parts) + (f" = {layout.count}" if len(parts) > 1 else "")
-    where = (_say(language, f"{tile} leads", f"sale la {tile}") if end is None
-             else _say(language, f"{tile} goes {END_WORDS['en'][end]}",
-                       f"la {tile} entra {END_WORDS['es'][end]}"))
+    shown = f"{tile.high}-{tile.low}"
+    where = (_say(language, f"{shown} leads", f"Sale el {shown}") if end is None
+             else _say(language, f"{shown} goes {END_WORDS['en'][end]}",
+                       f"El {shown} va {END_WORDS['es'][end]}"))
     if rules.scoring == "none":
         outcome = _say(language, "no points during play in this game",
                        "en este juego no hay puntos durante la mano")
     elif points:
-        outcome = _say(language, f"it scores {points}", f"se anota {points}")
+        outcome = _say(language, f"it scores {points}", f"da {points} puntos")
     else:
-        outcome = _say(language, "no score", "no puntúa")
+        outcome = _say(language, "no score", "no da puntos")
     count_word = _say(language, "the open ends add up to", "los extremos suman")
     return f"{where}: {count_word} {sum_text}; {outcome}.", points
 
@@ -97,16 +98,18 @@ def _award_example(rules: Ruleset, language: Language) -> str:
     if rules.hand_award == "one-point":
         return _say(language, "Going out scores one point for the hand, whatever is left "
                     "in the other hands.",
-                    "Dominar da un punto por la mano, quede lo que quede en las otras manos.")
+                    "Quien se domina se anota un punto por la mano, queden los puntos que "
+                    "queden en las otras manos.")
     if rules.rounding == "none":
         return _say(language,
                     "Going out while the others hold 13 pips scores exactly 13.",
-                    "Dominar cuando los demás tienen 13 puntos en la mano da exactamente 13.")
+                    "Si te dominas y a los rivales les quedan 13 puntos, te anotas exactamente 13.")
     return _say(language,
                 f"Going out while the others hold 13 pips scores {round_to_five(13)} "
                 f"(12 would give {round_to_five(12)}: the nearest five).",
-                f"Dominar cuando los demás tienen 13 puntos en la mano da {round_to_five(13)} "
-                f"(12 darían {round_to_five(12)}: el cinco más cercano).")
+                f"Si te dominas y a los rivales les quedan 13 puntos, te anotas "
+                f"{round_to_five(13)} (con 12 serían {round_to_five(12)}: se redondea al múltiplo "
+                "de 5 más cercano).")
 
 
 def _tips(rules: Ruleset, language: Language) -> list[str]:
@@ -114,8 +117,8 @@ def _tips(rules: Ruleset, language: Language) -> list[str]:
         _say(language,
              "Before each play, add up the open ends as they would be after it: the count "
              "is on the screen, and the board shows every end.",
-             "Antes de jugar, suma los extremos como quedarían: la cuenta está en pantalla "
-             "y la mesa muestra todos los extremos."),
+             "Antes de jugar, calcula cómo quedaría la cuenta: la cuenta actual está en "
+             "pantalla y en la mesa se ven todos los extremos."),
         _say(language,
              "Do not leave an easy count for the next player: an end of 5 or 0 next to a "
              "count just short of a multiple invites their score.",
@@ -124,33 +127,33 @@ def _tips(rules: Ruleset, language: Language) -> list[str]:
         _say(language,
              "Watch what others draw or pass on: a player who drew on a 4 and a 6 holds "
              "neither, so those numbers are safe ends against them.",
-             "Fíjate en quién roba o pasa: quien robó con un 4 y un 6 en los extremos no "
-             "tiene ninguno, así que esos números son extremos seguros contra él."),
+             "Fíjate en quién roba o pasa: si alguien robó con un 4 y un 6 en los extremos, no "
+             "lleva ni cuatros ni seises, así que dejarle esos números es seguro."),
         _say(language,
              "Keep your heavy tiles moving: whoever goes out scores the pips left in the "
              "other hands, so a hand full of sixes is a gift to them.",
-             "Suelta pronto las fichas pesadas: quien domina se anota los puntos que quedan "
-             "en las otras manos, y una mano llena de seises es un regalo."),
+             "Suelta pronto las fichas pesadas: quien se domina se anota los puntos que quedan "
+             "en las otras manos, y una mano llena de seises es un regalo para él."),
         _say(language,
              "Doubles are hard to place late: play them while their number is still open.",
-             "Los dobles cuestan de colocar al final: juégalos mientras su número siga "
-             "abierto."),
+             "Los dobles son difíciles de colocar al final: juégalos mientras su número siga "
+             "abierto en algún extremo."),
     ]
     if rules.spinner != "none":
         tips.append(_say(
             language,
-            "The spinner's short sides open only once both long sides hold a tile: count "
-            "on four ends from then on, and on the spinner's full value while one long side "
-            "is free.",
-            "Los lados cortos del spinner se abren cuando sus dos lados largos tienen "
-            "ficha: desde entonces cuenta con cuatro extremos, y con el doble entero "
-            "mientras un lado largo siga libre."))
+            "The spinner's short sides open once both long sides hold a tile, but they add "
+            "to the count only when a tile is played on them; while one long side is free, "
+            "the spinner counts its full value.",
+            "Los lados cortos del spinner se abren cuando ya hay fichas en sus dos lados "
+            "largos, pero solo suman a la cuenta cuando se juega una ficha en ellos. Mientras "
+            "un lado largo siga libre, el spinner cuenta entero."))
     if rules.partnerships:
         tips.append(_say(
             language,
             "In partnerships your points and your partner's are one score: set up counts "
             "your partner can make, and never signal: the chat is public on purpose.",
-            "Por parejas tus puntos y los de tu compañero son uno: prepárale cuentas que "
+            "Por parejas, tus puntos y los de tu compañero van juntos: déjale cuentas que "
             "pueda hacer, y nada de señas: el chat es público a propósito."))
     if rules.muggins_rule:
         tips.append(_say(
@@ -158,7 +161,7 @@ def _tips(rules: Ruleset, language: Language) -> list[str]:
             "Claim exactly what your play makes before you play it: an opponent who sees "
             "you under-claim calls muggins and takes the points.",
             "Canta exactamente lo que hace tu jugada antes de jugarla: si un rival ve que "
-            "cantas de menos, canta muggins y se queda los puntos."))
+            "cantas de menos, canta «muggins» y se queda los puntos."))
     if rules.drawing == "none":
         tips.append(_say(
             language,
@@ -182,31 +185,32 @@ def _questions(language: Language) -> list[tuple[str, str]]:
               "secreta; al acabar la mano se revela la semilla. La página de repetición "
               "reconstruye la mano con la semilla y las decisiones de los jugadores y dice "
               "si coincide exactamente con lo registrado.")),
-        (_say(language, "What if my connection drops?", "¿Y si se corta mi conexión?"),
+        (_say(language, "What if my connection drops?", "¿Y si se me corta la conexión?"),
          _say(language,
               "The page reconnects by itself and catches up. If you are away longer than "
               "the grace period, or your clock runs out, a bot plays for you (marked in the "
               "history) until you press \"I'm back\" or make a move.",
-              "La página se reconecta sola y se pone al día. Si estás fuera más del tiempo "
-              "de gracia, o se te acaba el reloj, un bot juega por ti (se marca en el "
-              "historial) hasta que pulses \"Ya volví\" o hagas una jugada.")),
+              "La página se reconecta sola y se pone al día. Si te ausentas más del tiempo "
+              "de cortesía, o se te acaba el tiempo de turno, un bot juega por ti (queda "
+              "marcado en el historial) hasta que pulses «Ya estoy de vuelta» o hagas una "
+              "jugada.")),
         (_say(language, "Why can't I draw when I want to?",
               "¿Por qué no puedo robar cuando quiero?"),
          _say(language,
               "You must play if you can. Drawing and passing happen by themselves when you "
               "cannot, because there is never anything to choose.",
-              "Si puedes jugar, debes hacerlo. Robar y pasar ocurren solos cuando no puedes, "
-              "porque nunca hay nada que elegir.")),
+              "Si puedes jugar, debes hacerlo. Cuando no puedes, se roba y se pasa "
+              "automáticamente, porque no hay nada que elegir.")),
         (_say(language, "Who leads each hand?", "¿Quién sale en cada mano?"),
          _say(language,
-              "The rules above say it for this game: the 'Lead' line.",
-              "Las reglas de arriba lo dicen para este juego: la línea «Salida».")),
+              "See the 'Lead' line in the rules above.",
+              "Lo indican las reglas de arriba, en el apartado «Salida».")),
         (_say(language, "Are the bots cheating?", "¿Hacen trampa los bots?"),
          _say(language,
               "No: a bot decides from what its seat may see, through the same commands as "
               "you, and every hand it plays can be replayed and verified.",
-              "No: un bot decide con lo que su asiento puede ver, con las mismas órdenes que "
-              "tú, y cada mano que juega se puede repetir y verificar.")),
+              "No: un bot solo ve lo que vería un jugador en su asiento, juega con las mismas "
+              "acciones que tú, y cada mano que juega se puede repetir y verificar.")),
     ]
 
 

@@ -23,7 +23,14 @@ from muggins.client.guide import Guide, guide
 from muggins.replay.browser import HandReplay, hand_replay
 from muggins.replay.record import RecordError
 from muggins.replay.source import load_game
-from muggins.rules.describe import LANGUAGES, Language, describe, preset_summary, preset_title
+from muggins.rules.describe import (
+    LANGUAGES,
+    Language,
+    describe,
+    preset_summary,
+    preset_title,
+    seating_words,
+)
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
 from muggins.streams import game_stream, is_table_id
@@ -86,10 +93,10 @@ async def presets(
     for name in PRESETS:
         try:
             rules = preset(name, seats, partnerships)
-        except InvalidRuleset as error:
+        except InvalidRuleset:
             choices.append(PresetChoice(name, preset_title(name, language),
                                         preset_summary(name, language), name == DEFAULT_PRESET,
-                                        False, str(error), []))
+                                        False, seating_words(name, language), []))
             continue
         choices.append(PresetChoice(
             name, preset_title(name, language), preset_summary(name, language),

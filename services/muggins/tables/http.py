@@ -192,7 +192,8 @@ async def lobby(
     playing = [
         PlayingTable(row["table_id"], row["game"], row["version"],
                      msgspec.Raw(row["public_view"].encode()),
-                     runtime.watch_link(row["table_id"]), list(row["names"] or []))
+                     runtime.watch_link(row["table_id"]), list(row["names"] or []),
+                     row["preset"] or "")
         for row in await pool.fetch(VIEW_QUERIES["playing"], limit)
     ]
     total = await pool.fetchval(VIEW_QUERIES["open_tables_count"])

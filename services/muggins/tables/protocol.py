@@ -267,6 +267,8 @@ class PlayingTable(msgspec.Struct, frozen=True):
     watch_link: str
     #: Who sits where now (the view itself comes from the events, which carry no names).
     names: list[str | None] = []
+    #: The preset the game is played under.
+    preset: str = ""
 
 
 class Lobby(msgspec.Struct, frozen=True):

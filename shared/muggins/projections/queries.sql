@@ -35,6 +35,7 @@ SELECT game, version, public_view::text AS public_view, phase,
 
 -- name: playing
 SELECT v.table_id, v.game, v.version, v.public_view::text AS public_view,
+       v.state->'ruleset'->>'preset' AS preset,
        (SELECT array_agg(s.name ORDER BY s.seat) FROM seats s WHERE s.table_id = v.table_id)
            AS names
   FROM table_views v

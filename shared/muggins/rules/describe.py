@@ -12,7 +12,8 @@ LANGUAGES: tuple[Language, ...] = ("en", "es")
 
 PRESET_SUMMARIES: dict[str, str] = {
     "playelephant": "All Fives as PlayElephant plays it: the first double is a spinner, "
-    "every multiple of 5 scores, game to 250 (200 in pairs), ended the moment it is reached.",
+    "every multiple of 5 scores, game to 250 (200 in pairs); the game ends the moment someone "
+    "reaches it.",
     "muggins": "Muggins without a spinner: the line keeps two ends, each opponent's hand "
     "is rounded, the highest double leads.",
     "all-fives": "All Fives each for themselves: spinner, game to 150 checked at the end "
@@ -30,24 +31,25 @@ PRESET_SUMMARIES: dict[str, str] = {
 
 
 PRESET_SUMMARIES_ES: dict[str, str] = {
-    "playelephant": "All Fives como lo juega PlayElephant: el primer doble es spinner (cuatro "
-    "brazos), todo múltiplo de 5 puntúa, partida a 250 (200 en parejas), ganada en el momento "
-    "en que se alcanza.",
-    "muggins": "Muggins sin spinner: la línea tiene siempre dos extremos, la mano de cada rival "
-    "se redondea, sale el doble más alto.",
-    "all-fives": "All Fives cada uno por su cuenta: con spinner, partida a 150 comprobada al "
+    "playelephant": "All Fives como se juega en PlayElephant: el primer doble es el spinner "
+    "(cuatro brazos), toda cuenta múltiplo de 5 se anota, partida a 250 (200 "
+    "por parejas), y se gana en cuanto se alcanza la meta.",
+    "muggins": "Muggins sin spinner: la cadena tiene siempre dos extremos, la mano de "
+    "cada rival se redondea por separado y sale el doble más alto.",
+    "all-fives": "All Fives individual, con spinner: partida a 150, que se comprueba al "
     "final de cada mano.",
-    "draw": "Juego de robo: sin puntos durante el juego; se roba cuando no se puede jugar; "
-    "gana quien se queda sin fichas.",
-    "block": "Juego de bloqueo: sin puntos durante el juego y sin robar; gana quien se queda "
-    "sin fichas.",
+    "draw": "Dominó de robo: no hay puntos durante la mano; quien no puede jugar roba"
+    " del pozo; gana quien se domina primero.",
+    "block": "Dominó sin robar: no hay puntos durante la mano ni se roba; quien no "
+    "puede jugar pasa; gana quien se domina primero.",
     "sniff": "Sniff: Muggins con el primer doble como spinner.",
-    "five-up": "Five-Up: Muggins en el que todo doble es spinner.",
-    "all-threes": "All Threes: Muggins que puntúa múltiplos de 3.",
-    "fives-and-threes": "Fives and Threes, el juego de taberna: un punto por cada cinco y por "
-    "cada tres, un punto por la mano, partida a 61.",
-    "classic-muggins": "Muggins como se imprimió en 1864, con la regla muggins de 1868: canta "
-    "tus puntos o un rival se los queda; 200 a dos jugadores, 150 a tres o cuatro.",
+    "five-up": "Five-Up: Muggins en el que todos los dobles son spinner.",
+    "all-threes": "All Threes: Muggins en el que puntúan los múltiplos de 3.",
+    "fives-and-threes": "Fives and Threes, el juego de los pubs ingleses: un punto por cada cinco"
+    " y por cada tres de la cuenta, un punto por ganar la mano; partida a 61.",
+    "classic-muggins": "Muggins tal como se publicó en 1864, con la regla muggins de 1868: canta"
+    " tus puntos o un rival se los queda; a 200 con dos jugadores y a 150 con"
+    " tres o cuatro.",
 }
 
 
@@ -57,7 +59,7 @@ PRESET_TITLES: dict[str, tuple[str, str]] = {
     "muggins": ("Muggins, no spinner", "Muggins sin spinner"),
     "all-fives": ("All Fives to 150", "All Fives a 150"),
     "draw": ("Draw dominoes", "Dominó de robo"),
-    "block": ("Block dominoes", "Dominó de bloqueo"),
+    "block": ("Block dominoes", "Dominó sin robar"),
     "sniff": ("Sniff", "Sniff"),
     "five-up": ("Five-Up", "Five-Up"),
     "all-threes": ("All Threes", "All Threes (múltiplos de tres)"),
@@ -77,6 +79,29 @@ def preset_summary(name: str, language: Language = "en") -> str:
     return summaries.get(name, "")
 
 
+def seating_words(name: str, language: Language = "en") -> str:
+    """How a preset is seated, as a reason to show where it is not:
+    "All Fives (PlayElephant) is played by 2 players or 4 in partnerships"."""
+    from muggins.rules.presets import seatings
+
+    spanish = language == "es"
+    word_or = " o " if spanish else " or "
+    alone = [str(seats) for seats, partners in seatings(name) if not partners]
+    ways = []
+    if alone:
+        counted = ", ".join(alone[:-1]) + word_or + alone[-1] if len(alone) > 1 else alone[0]
+        ways.append(f"{counted} {'jugadores' if spanish else 'players'}")
+    if any(partners for _, partners in seatings(name)):
+        ways.append("4 por parejas" if spanish else "4 in partnerships")
+    title = preset_title(name, language)
+    if spanish:
+        return f"{title} se juega con {word_or.join(ways)}"
+    return f"{title} is played by {word_or.join(ways)}"
+
+
+#: Numbers as Spanish players name a set ("doble seis").
+_NUMBERS_ES = {6: "seis", 9: "nueve", 12: "doce", 15: "quince"}
+
 #: Picks the sentence in the reader's language: say(english, spanish).
 Say = Callable[[str, str], str]
 
@@ -92,17 +117,18 @@ def _seating(rules: Ruleset, say: Say) -> str:
 def _spinner(rules: Ruleset, say: Say) -> str:
     if rules.spinner == "none":
         return say("No spinner: the line always has two ends; doubles lie crosswise.",
-                   "Sin spinner: la línea tiene siempre dos extremos; los dobles van atravesados.")
+                   "Sin spinner: la cadena tiene siempre dos extremos; los dobles van atravesados.")
     if rules.spinner == "first-double":
         return say(
             "The first double played is the spinner: once both its long sides hold a tile, "
             "its short sides open too, and the layout grows in four directions.",
-            "El primer doble jugado es el spinner: cuando sus dos lados largos tienen ficha, "
-            "se abren también los cortos y la mesa crece en cuatro direcciones.",
+            "El primer doble que se juega es el spinner: cuando ya hay fichas en sus dos lados "
+            "largos, se abren también los cortos y la cadena puede crecer en cuatro brazos.",
         )
     return say(
         "Every double is a spinner, opening its short sides once both long sides are covered.",
-        "Todo doble es spinner: abre sus lados cortos cuando los dos largos están cubiertos.",
+        "Todos los dobles son spinner: cada uno abre sus lados cortos cuando ya hay fichas en "
+        "sus dos lados largos.",
     )
 
 
@@ -110,19 +136,19 @@ def _scoring(rules: Ruleset, say: Say) -> str:
     claim = (
         say(" You must claim your points with the play; an opponent may call “muggins” on a "
             "count you missed or got wrong and take it.",
-            " Debes cantar tus puntos con la jugada; un rival puede cantar «muggins» si no los "
-            "cantas o te equivocas, y se los queda.")
+            " Debes cantar tus puntos al hacer la jugada; si no los cantas o cantas mal, un rival "
+            "puede cantar «muggins» y quedárselos.")
         if rules.muggins_rule
-        else say(" The server counts for everyone.", " El servidor cuenta por todos.")
+        else say(" Points are counted for you.", " Los puntos se cuentan solos.")
     )
     if rules.scoring == "fives":
         text = say("After each play the open ends are added; a multiple of 5 scores that total.",
-                   "Tras cada jugada se suman los extremos abiertos; un múltiplo de 5 puntúa ese "
-                   "total.")
+                   "Tras cada jugada se suman los extremos abiertos (la cuenta); si es múltiplo de "
+                   "5, quien jugó se anota esa cantidad.")
     elif rules.scoring == "threes":
         text = say("After each play the open ends are added; a multiple of 3 scores that total.",
-                   "Tras cada jugada se suman los extremos abiertos; un múltiplo de 3 puntúa ese "
-                   "total.")
+                   "Tras cada jugada se suman los extremos abiertos (la cuenta); si es múltiplo de "
+                   "3, quien jugó se anota esa cantidad.")
     elif rules.scoring == "fives-and-threes":
         text = say(
             "After each play the open ends are added: one point for each 5 in a multiple of 5, "
@@ -131,7 +157,7 @@ def _scoring(rules: Ruleset, say: Say) -> str:
             "de 5 y uno por cada 3 en un múltiplo de 3 (15 da 8).",
         )
     else:
-        return say("No points during play.", "No hay puntos durante el juego.")
+        return say("No points during play.", "No hay puntos durante la mano.")
     return text + claim
 
 
@@ -139,19 +165,19 @@ def _award(rules: Ruleset, say: Say) -> str:
     if rules.hand_award == "one-point":
         return say(
             "The player who goes out, or holds the lowest hand when blocked, scores 1 point.",
-            "Quien se domina, o tiene la mano más baja si hay tranque, "
-            "gana 1 punto.",
+            "Quien se domina, o quien tiene menos puntos si hay tranque, se anota 1 punto.",
         )
     if rules.rounding == "total":
         rounding = say("added up and rounded to the nearest 5 (12 → 10, 13 → 15)",
-                       "sumados y redondeados al 5 más cercano (12 → 10, 13 → 15)")
+                       "sumados y redondeados al múltiplo de 5 más cercano (12 → 10, 13 → 15)")
     elif rules.rounding == "per-opponent":
         rounding = say("each opponent's hand rounded to the nearest 5, then added",
-                       "la mano de cada rival redondeada al 5 más cercano, y luego sumadas")
+                       "redondeando la mano de cada rival al múltiplo de 5 más cercano y "
+                       "sumándolas")
     else:
-        rounding = say("counted as they are", "contados tal cual")
+        rounding = say("counted as they are", "tal cual, sin redondear")
     domino = say(f"Going out scores the opponents' remaining pips, {rounding}.",
-                 f"Quedarse sin fichas da los puntos que les quedan a los rivales, {rounding}.")
+                 f"Quien se domina se anota los puntos que les quedan a los rivales, {rounding}.")
     if rules.blocked_award == "opponents":
         blocked = say("the same", "lo mismo")
     elif rules.blocked_award == "opponents-minus-own":
@@ -165,27 +191,28 @@ def _award(rules: Ruleset, say: Say) -> str:
     return say(
         f"{domino} A blocked hand is won by the lowest pip total, which scores {blocked}; "
         "a tie for lowest scores nothing.",
-        f"{domino} Un tranque lo gana el total de puntos más bajo, que se lleva "
-        f"{blocked}; un empate en el más bajo no da nada.",
+        f"{domino} En un tranque gana quien tiene menos puntos en la mano (por parejas, la "
+        f"pareja) y se anota {blocked}; si hay empate en el mínimo, nadie se anota nada.",
     )
 
 
 def _target(rules: Ruleset, say: Say) -> str:
     if rules.target is None:
         return say("One hand decides the game; a blocked tie is a drawn game.",
-                   "Una mano decide la partida; un cierre empatado es partida en tablas.")
+                   "Una sola mano decide la partida; si el tranque queda empatado, la "
+                   "partida termina en tablas.")
     if rules.target_check == "immediate":
         return say(
             f"Game to {rules.target} points, won the moment a play reaches it, even mid-hand "
             "(no end-of-hand points then).",
-            f"Partida a {rules.target} puntos, ganada en el momento en que una jugada los "
-            "alcanza, aunque sea a mitad de mano (entonces no hay puntos de final de mano).",
+            f"Partida a {rules.target} puntos: se gana en cuanto una jugada alcanza la meta, "
+            "aunque sea a mitad de mano (y entonces no se suman los puntos del fin de la mano).",
         )
     return say(
         f"Game to {rules.target} points, checked at the end of each hand: the highest score "
-        "at or over it wins; a tie at the top plays another hand.",
-        f"Partida a {rules.target} puntos, comprobada al final de cada mano: gana la puntuación "
-        "más alta que llegue; un empate arriba juega otra mano.",
+        "at or over it wins; if the top scores tie, another hand is played.",
+        f"Partida a {rules.target} puntos, que se comprueba al final de cada mano: gana quien "
+        "más puntos tenga entre los que llegan a la meta; si empatan arriba, se juega otra mano.",
     )
 
 
@@ -202,7 +229,7 @@ def _leaders(rules: Ruleset, say: Say) -> str:
     if rules.target is None:
         return first
     following = (
-        say("Then the player who went out leads", "Después sale quien se quedó sin fichas")
+        say("Then the player who went out leads", "Después sale quien se dominó")
         if rules.next_leader == "domino-player"
         else say("Then the winner of the hand leads", "Después sale quien ganó la mano")
     )
@@ -211,10 +238,11 @@ def _leaders(rules: Ruleset, say: Say) -> str:
         "highest-double": say("the highest double leads again",
                               "vuelve a salir el doble más alto"),
         "left-of-previous-leader": say("the seat left of the previous leader leads",
-                                       "sale el asiento a la izquierda del anterior"),
+                                       "sale el jugador a la izquierda de quien salió en "
+                                       "la mano anterior"),
     }[rules.leader_without_winner]
-    return say(f"{first} {following}; otherwise {otherwise}.",
-               f"{first} {following}; si no, {otherwise}.")
+    return say(f"{first} {following}; after a blocked hand with no single winner, {otherwise}.",
+               f"{first} {following}; tras un tranque sin un único ganador, {otherwise}.")
 
 
 def describe(rules: Ruleset, language: Language = "en") -> list[tuple[str, str]]:
@@ -226,14 +254,15 @@ def describe(rules: Ruleset, language: Language = "en") -> list[tuple[str, str]]
     deal = say(
         f"{rules.tiles_per_seat} tiles each from a double-{rules.max_pip} set of "
         f"{rules.set_size}; {rules.boneyard_size} stay face down in the boneyard.",
-        f"{rules.tiles_per_seat} fichas cada uno de un juego doble-{rules.max_pip} de "
-        f"{rules.set_size}; {rules.boneyard_size} quedan boca abajo en el pozo.",
+        f"{rules.tiles_per_seat} fichas para cada jugador de un juego de doble "
+        f"{_NUMBERS_ES.get(rules.max_pip, rules.max_pip)} ({rules.set_size} fichas); las "
+        f"{rules.boneyard_size} que sobran quedan boca abajo en el pozo.",
     )
     drawing = (
         say("You must play if you can. If you cannot, you draw one tile at a time until one "
             "fits and play it; you pass only when the boneyard is empty.",
-            "Si puedes jugar, debes hacerlo. Si no, robas de una en una hasta que una encaje y "
-            "la juegas; solo pasas cuando el pozo está vacío.")
+            "Si puedes jugar, debes hacerlo. Si no, robas del pozo de una en una hasta sacar una "
+            "que encaje, y la juegas; solo pasas cuando el pozo está vacío.")
         if rules.drawing == "draw"
         else say("You must play if you can; if you cannot, you pass. Nobody draws.",
                  "Si puedes jugar, debes hacerlo; si no, pasas. Nadie roba.")
@@ -241,15 +270,15 @@ def describe(rules: Ruleset, language: Language = "en") -> list[tuple[str, str]]
     lines = [
         (say("Players", "Jugadores"), _seating(rules, say) + "."),
         (say("Deal", "Reparto"), deal),
-        (say("Layout", "Mesa"), _spinner(rules, say)),
+        (say("Layout", "Cadena"), _spinner(rules, say)),
         (say("Turn", "Turno"), drawing),
-        (say("Scoring", "Puntos"), _scoring(rules, say)),
-        (say("End of hand", "Final de mano"), _award(rules, say)),
-        (say("Game", "Partida"), _target(rules, say)),
+        (say("Scoring", "Puntos durante la mano"), _scoring(rules, say)),
+        (say("End of hand", "Fin de la mano"), _award(rules, say)),
+        (say("Target", "Partida"), _target(rules, say)),
         (say("Lead", "Salida"), _leaders(rules, say)),
     ]
     summary = preset_summary(rules.preset, language)
     if summary:
-        lines.insert(0, (say("Game", "Juego"),
+        lines.insert(0, (say("Variant", "Variante"),
                          f"{preset_title(rules.preset, language)}: {summary}"))
     return lines

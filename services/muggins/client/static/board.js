@@ -160,8 +160,8 @@ export function drawBoard(svg, layout, { targets = [], onTarget = null, endLabel
   svg.replaceChildren();
   const { placed, ends } = arrange(layout);
   const isLast = (tile) => last && Math.min(...tile) === Math.min(...last) && Math.max(...tile) === Math.max(...last);
-  // At least this much table shows: a lone lead is a tile, not a billboard.
-  let box = { minX: -6, minY: -3.5, maxX: 6, maxY: 3.5 };
+  let box = placed.length ? { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity }
+    : { minX: -6, minY: -3.5, maxX: 6, maxY: 3.5 };
   const grow = (x, y, w, h) => {
     box = { minX: Math.min(box.minX, x), minY: Math.min(box.minY, y), maxX: Math.max(box.maxX, x + w), maxY: Math.max(box.maxY, y + h) };
   };
@@ -179,7 +179,9 @@ export function drawBoard(svg, layout, { targets = [], onTarget = null, endLabel
     if (!end) continue;
     const centre = add(end.point, end.dir, 1);
     const target = svgElement("g", { class: "end-target", "data-end": arm, tabindex: 0, role: "button", "aria-label": endLabel(arm) });
-    target.append(svgElement("rect", { x: centre[0] - 1.1, y: centre[1] - 0.7, width: 2.2, height: 1.4, rx: 0.35 }));
+    // Wide enough for its word ("izquierda" too).
+    const width = Math.max(2.2, 0.3 * String(endLabel(arm)).length + 0.6);
+    target.append(svgElement("rect", { x: centre[0] - width / 2, y: centre[1] - 0.7, width, height: 1.4, rx: 0.35 }));
     const text = svgElement("text", { x: centre[0], y: centre[1] + 0.17, "text-anchor": "middle", "font-size": 0.48 });
     text.textContent = endLabel(arm);
     target.append(text);
@@ -188,8 +190,16 @@ export function drawBoard(svg, layout, { targets = [], onTarget = null, endLabel
       target.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") onTarget(arm); });
     }
     svg.append(target);
-    grow(centre[0] - 1.2, centre[1] - 1.2, 2.4, 2.4);
+    grow(centre[0] - width / 2 - 0.1, centre[1] - 1.2, width + 0.2, 2.4);
   }
+  // At least this much table shows, around what is on it: a lone lead is a
+  // tile, not a billboard, and stays in the middle.
+  const widen = (low, high, least) => {
+    const missing = Math.max(0, least - (high - low)) / 2;
+    return [low - missing, high + missing];
+  };
+  [box.minX, box.maxX] = widen(box.minX, box.maxX, 12);
+  [box.minY, box.maxY] = widen(box.minY, box.maxY, 7);
   const margin = 0.6;
   svg.setAttribute("viewBox", `${box.minX - margin} ${box.minY - margin} ${box.maxX - box.minX + 2 * margin} ${box.maxY - box.minY + 2 * margin}`);
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");

@@ -20,7 +20,8 @@ async function show() {
   document.title = `${guide.title} · muggins`;
   $("guide-title").textContent = guide.title;
   $("guide-summary").textContent = guide.summary;
-  $("guide-rules").replaceChildren(...guide.rules.flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]));
+  // (The first rule names the variant: the title and summary above say it.)
+  $("guide-rules").replaceChildren(...guide.rules.slice(1).flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]));
   $("guide-examples").replaceChildren(...guide.examples.map((example, index) => {
     const board = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     board.setAttribute("class", "layout example");

@@ -41,7 +41,8 @@ function showRules() {
   $("create-button").disabled = !choice || !choice.available;
   $("preset-summary").textContent = choice ? choice.summary : "";
   $("guide-link").href = `/guide/${encodeURIComponent($("preset").value)}?lang=${language()}`;
-  $("rules").replaceChildren(...(choice ? choice.rules.flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]) : []));
+  // (The first line names the variant and says what it is: shown above already.)
+  $("rules").replaceChildren(...(choice ? choice.rules.slice(1).flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]) : []));
 }
 
 function showBotSeats() {
@@ -56,8 +57,9 @@ function showBotSeats() {
       el("option", { value: "random" }, t("lobby.botRandom")),
       el("option", { value: "greedy" }, t("lobby.botGreedy")));
     select.value = previous[seat] ?? fallback;
-    holder.append(el("div", { class: "seat-choice" },
-      el("label", { for: `seat-${seat}` }, t("lobby.seat", { seat: seat + 1 })), select));
+    const partners = seats === 4 && $("partnerships").checked && seat >= 2;
+    const label = partners ? t("lobby.partnerOf", { seat: seat + 1, partner: seat - 1 }) : t("lobby.seat", { seat: seat + 1 });
+    holder.append(el("div", { class: "seat-choice" }, el("label", { for: `seat-${seat}` }, label), select));
   }
 }
 
@@ -116,7 +118,7 @@ async function refreshTables() {
   $("open-next").disabled = openPage >= pages;
   $("open-tables").replaceChildren(...(open.length ? open : [el("li", { class: "muted" }, t("lobby.none"))]));
   const playing = lobby.playing.map((table) => el("li", {},
-    el("span", {}, table.names.map((name) => name ?? "?").join(" · "), " — ", table.view.scores.join(" : ")),
+    el("span", {}, el("strong", {}, presetTitle(table.preset)), " · ", table.names.map((name) => name ?? "?").join(" · "), " — ", table.view.scores.join(" : ")),
     el("a", { class: "button secondary", href: `/watch/${table.table_id}` }, t("lobby.watch"))));
   $("playing-tables").replaceChildren(...(playing.length ? playing : [el("li", { class: "muted" }, t("lobby.none"))]));
 }
@@ -127,7 +129,9 @@ async function refreshBoard() {
   const board = await api(`/leaderboard?preset=${encodeURIComponent(preset)}&page=${boardPage}&per_page=${PER_PAGE}`);
   const rows = board.players.map((line) => el("tr", {},
     el("td", { class: "num" }, line.rank),
-    el("td", {}, line.name, line.bot ? el("span", { class: "badge bot" }, t("bot")) : null),
+    // Every bot of a level is one player: named by its level, in the reader's words.
+    el("td", {}, line.bot ? el("span", {}, t(`level.${line.player_id.replace("bot:", "")}`), el("span", { class: "badge bot" }, t("bot")))
+      : line.name),
     el("td", { class: "num" }, line.rating.toFixed(1)),
     el("td", { class: "num" }, line.games),
     el("td", { class: "num" }, line.won),
@@ -173,7 +177,7 @@ async function start() {
     showBotSeats();
     loadPresets();
   });
-  $("partnerships").addEventListener("change", loadPresets);
+  $("partnerships").addEventListener("change", () => { showBotSeats(); loadPresets(); });
   $("preset").addEventListener("change", () => { wanted = $("preset").value; showRules(); });
   $("create-form").addEventListener("submit", createTable);
   $("copy-link").addEventListener("click", async () => {

@@ -27,15 +27,24 @@ function show() {
   $("step-text").textContent = describeEvent(step.event, replay.names) ?? step.summary;
   $("count").textContent = step.layout.count;
   $("boneyard").textContent = t("table.boneyard", { n: step.boneyard });
-  $("scores").textContent = step.scores.join(" : ");
+  $("scores").textContent = `${t("replay.scores")}: ${sideNames(replay, step.scores).join(" · ")}`;
   drawBoard($("layout"), step.layout);
   $("hands").replaceChildren(...step.hands.map((tiles, seat) => el("li", { dataset: { seat: String(seat) } },
-    el("strong", {}, `${replay.names[seat]}${step.turn === seat ? " ←" : ""}: `),
+    el("strong", {}, `${replay.names[seat]}${step.turn === seat ? ` ${t("table.toPlay")}` : ""}: `),
     el("span", { class: "hand-tiles" }, ...tiles.map((tile) => tileSvg(tile))))));
   $("commitment").textContent = replay.commitment;
   $("seed").textContent = replay.seed;
   $("first").disabled = $("back").disabled = position === 0;
   $("last").disabled = $("forward").disabled = position === replay.steps.length - 1;
+}
+
+// "Ana 35 · Bruno 20", or by partnership ("Ana & Carmen 35").
+function sideNames(replay, scores) {
+  const pairs = replay.partnerships;
+  return scores.map((points, side) => {
+    const who = pairs ? t("side.pair", { a: replay.names[side], b: replay.names[side + 2] }) : replay.names[side];
+    return `${who} ${points}`;
+  });
 }
 
 function go(to) {
@@ -64,6 +73,7 @@ async function start() {
     $("fatal").hidden = false;
     return;
   }
+  $("back-to-table").href = `/play/${encodeURIComponent(tableId)}`;
   $("replay").hidden = false;
   show();
 }

@@ -349,7 +349,7 @@ function handle(message) {
       break;
     case "spectators":
       state.spectators = message.count;
-      $("spectators").textContent = t("table.spectators", { n: state.spectators });
+      $("spectators").textContent = state.spectators ? t("table.spectators", { n: state.spectators }) : "";
       break;
     case "chat":
       addChat(message);
@@ -419,13 +419,19 @@ function sheetRows(hand) {
 function onEvent(event, message) {
   const scoring = event.type === "PointsScored";
   if (event.type === "HandStarted") logHeading(t("table.hand", { hand: event.hand }));
-  log(describe(event, message.by), scoring ? "score" : message.by === "bot" && peopleSeats()[event.seat] ? "for-you" : null);
+  // (Deals, the sealed seed and the boneyard are the replay's to tell.)
+  const quiet = event.type === "TilesDealt" || event.type === "SeedSealed" || event.type === "BoneyardStacked";
+  // Forced draws and passes come in the append of the move before them, so
+  // only a play says who made it.
+  const forYou = event.type === "TilePlayed" && message.by === "bot" && peopleSeats()[event.seat];
+  if (!quiet) log(describe(event, message.by), scoring ? "score" : forYou ? "for-you" : null);
   switch (event.type) {
     case "HandStarted":
       state.commitments[event.hand] = event.commitment;
       state.awards = [];
       state.lastTile = null;
       sheetRows(event.hand);
+      state.newHand = event.hand;
       break;
     case "TilePlayed":
       state.lastTile = event.tile;
@@ -496,6 +502,10 @@ function sidesWords() {
   return sideNames(state.view, (a, b) => t("side.pair", { a, b }));
 }
 
+function tilesText(n) {
+  return n === 1 ? t("table.tiles.one") : t("table.tiles", { n });
+}
+
 function botBadge(seat) {
   const level = state.info?.seats?.[seat]?.bot_level;
   return el("span", { class: "badge bot" }, level ? t("bot.level", { level: t(`level.${level}`) }) : t("bot"));
@@ -505,16 +515,21 @@ function render() {
   const view = state.view;
   if (!view) return;
   const seat = mySeat();
+  // Between hands there is no board, no boneyard and no tiles: not zeros.
+  const playing = view.phase === "playing";
   $("hand-number").textContent = view.hand ? t("table.hand", { hand: view.hand }) : "";
+  $("count").parentElement.hidden = !playing;
   $("count").textContent = view.layout.count;
   const parts = view.layout.count_parts || [];
-  $("count-parts").textContent = parts.length > 1 ? `(${parts.join(" + ")})` : "";
+  $("count-parts").textContent = parts.length > 1 && view.layout.count > 0 ? `(${parts.join(" + ")})` : "";
+  $("boneyard").hidden = !playing;
   $("boneyard").textContent = t("table.boneyard", { n: view.boneyard });
   const turn = $("turn");
   turn.classList.toggle("mine", view.turn !== null && view.turn === seat);
   turn.textContent = view.turn === null ? "" : view.turn === seat ? t("table.yourTurn") : t("table.turn", { name: state.names[view.turn] });
-  $("spectators").textContent = t("table.spectators", { n: state.spectators });
+  $("spectators").textContent = state.spectators ? t("table.spectators", { n: state.spectators }) : "";
   renderTakeover(view);
+  renderNextHand(view);
   const sides = sidesWords();
   const mySide = seat === null ? null : sideOf(seat);
   $("scores").replaceChildren(...view.scores.map((points, side) => el("span", {
@@ -525,7 +540,7 @@ function render() {
     dataset: { seat: String(s.seat) },
   }, el("span", { class: "seat-number" }, `${s.seat + 1}`), " ", s.name ?? seatLabel(s.seat),
   isPartner(s.seat) ? el("span", { class: "badge partner" }, t("partner")) : null,
-  s.bot ? botBadge(s.seat) : null, " · ", t("table.tiles", { n: s.tiles }))));
+  s.bot ? botBadge(s.seat) : null, playing ? ` · ${tilesText(s.tiles)}` : null)));
   const pending = state.pending;
   $("layout").dataset.arms = String(view.layout.arms.filter((arm) => arm.tiles.length).length);
   drawBoard($("layout"), view.layout, {
@@ -609,9 +624,16 @@ function renderPrompt() {
     ...pending.ends.map((end, index) => el("button", {
       type: "button", class: `end-choice${index === pending.chosen ? "" : " secondary"}`, dataset: { end: String(end) },
       onclick: () => play(pending.tile, end),
-    }, endName(end))),
+    }, endChoice(pending.tile, end))),
     el("button", { type: "button", class: "secondary", onclick: () => { state.pending = null; render(); } }, t("table.cancel")),
   );
+}
+
+// "left → count 10" where the table shows the count a play leaves.
+function endChoice(tile, end) {
+  const legal = state.view.legal.find((l) => l.tile[0] === tile[0] && l.tile[1] === tile[1] && l.end === end);
+  return legal && legal.count !== null && legal.count !== undefined
+    ? t("table.endCount", { end: endName(end), count: legal.count }) : endName(end);
 }
 
 function renderTakeover(view) {
@@ -766,6 +788,23 @@ function scoreLine(row) {
   return row.parts && row.parts.length > 1 ? `${what} (${row.parts.join(" + ")} = ${row.parts.reduce((a, b) => a + b, 0)})` : what;
 }
 
+// While the last hand's result is open, the next hand may begin (and the
+// clock run): the result says so, with a way back to the table.
+function renderNextHand(view) {
+  const result = $("result");
+  const shown = result.querySelector("#hand-over")?.dataset.hand;
+  const notice = result.querySelector("#next-hand");
+  if (result.hidden || !shown || view.phase !== "playing" || String(view.hand) === shown) {
+    notice?.remove();
+    return;
+  }
+  const mine = view.turn === mySeat();
+  const text = mine ? t("table.nextHandMine", { hand: view.hand }) : t("table.nextHand", { hand: view.hand });
+  const line = el("div", { class: `next-hand${mine ? " mine" : ""}`, id: "next-hand", role: "status" },
+    el("span", {}, text), el("button", { type: "button", onclick: closeResult }, t("table.backToTable")));
+  if (notice) notice.replaceWith(line); else result.querySelector("#close-result").after(line);
+}
+
 function closeResult() {
   const result = $("result");
   if (result.hidden) return;
@@ -785,9 +824,12 @@ function resultBox() {
 
 function showResult(event) {
   const names = state.names;
+  const blockedAward = state.awards.find((award) => award.hand === event.hand && award.reason === "blocked");
   const outcome = event.outcome === "domino"
     ? t("table.domino", { name: names[event.winner_seat] ?? "" })
-    : event.outcome === "blocked" ? t("table.blocked") : t("table.targetReached");
+    : event.outcome === "blocked"
+      ? (blockedAward ? t("table.blockedWinner", { name: names[blockedAward.seat] ?? "", pips: event.pips[blockedAward.seat] }) : t("table.blocked"))
+      : t("table.targetReached");
   const board = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   board.setAttribute("class", "layout final");
   board.setAttribute("role", "img");
@@ -812,11 +854,14 @@ function showResult(event) {
     const name = names[award.seat] ?? seatLabel(award.seat);
     return el("li", { class: "award" }, t("award.rounded", { name, raw, points: award.points }));
   });
-  const rows = (state.sheet.get(event.hand) ?? []).map((row) => el("li", {}, scoreLine(row)));
+  // The award has its own line, with its rounding.
+  const rows = (state.sheet.get(event.hand) ?? []).filter((row) => row.reason !== "domino" && row.reason !== "blocked")
+    .map((row) => el("li", {}, scoreLine(row)));
   const commitment = state.commitments[event.hand];
   const box = resultBox();
   box.querySelector("#hand-over")?.remove();
-  box.append(el("section", { class: "result-card", id: "hand-over", role: "region", "aria-label": t("table.handOver", { hand: event.hand }) },
+  $("toast").hidden = true;
+  box.append(el("section", { class: "result-card", id: "hand-over", role: "region", dataset: { hand: String(event.hand) }, "aria-label": t("table.handOver", { hand: event.hand }) },
     el("h3", {}, t("table.handOver", { hand: event.hand })),
     el("p", { class: "outcome" }, outcome),
     el("div", { class: "result-grid" },
@@ -874,7 +919,8 @@ function openSheet() {
         ...perSide.map((points, side) => el("td", { class: "num", title: lines.filter((l) => l.side === side).map(scoreLine).join("\n") }, points || "·")));
     });
     const details = [...state.sheet.entries()].map(([hand, lines]) => el("li", {},
-      el("strong", {}, `${t("table.hand", { hand })}: `), lines.length ? lines.map(scoreLine).join("; ") : "—"));
+      el("strong", {}, t("table.hand", { hand })),
+      el("ul", {}, ...(lines.length ? lines.map((line) => el("li", {}, scoreLine(line))) : [el("li", {}, "—")]))));
     body.replaceChildren(
       el("table", { class: "board sheet", id: "score-sheet" },
         el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("table.sheetHand")), ...sides.map((name) => el("th", { scope: "col", class: "num" }, name)))),
