@@ -31,6 +31,13 @@ def shot(tmp_path: Path, name: str) -> Path:
     return DOCS / name if os.environ.get("MUGGINS_UPDATE_SCREENSHOTS") else tmp_path / name
 
 
+async def screenshot(page: Page, path: Path, *, full_page: bool = False) -> None:
+    """After the last tile has slid into place."""
+    await page.mouse.move(0, 0)
+    await page.wait_for_timeout(500)
+    await page.screenshot(path=str(path), full_page=full_page)
+
+
 async def box(page: Page, selector: str) -> FloatRect:
     found = await page.locator(selector).first.bounding_box()
     assert found is not None, f"{selector} is not on screen"
@@ -114,8 +121,7 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
         await expect(page.locator("#toast")).to_contain_text("does not fit")
     await play_a_move(page)
     await expect(page.locator("#layout .tile.last")).to_have_count(1)
-    await page.mouse.move(0, 0)
-    await page.screenshot(path=str(shot(tmp_path, "table-2-seats.png")))
+    await screenshot(page, shot(tmp_path, "table-2-seats.png"))
     await expect(page.locator("#board-description")).to_contain_text("count")
     await expect(page.locator("body")).to_have_attribute("data-last-sound", re.compile(r"\w+"))
     # A reload mid-hand keeps the history and the hand's commitment (defects 4, 5).
@@ -142,7 +148,7 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
     assert over["y"] + over["height"] <= felt["y"] + felt["height"] + 1
     assert await page.locator("#final-board .tile").count() > 0
     assert await page.locator("#hand-score-lines li").count() >= 1
-    await page.screenshot(path=str(shot(tmp_path, "table-hand-result.png")))
+    await screenshot(page, shot(tmp_path, "table-hand-result.png"))
     # ... and stays while the next hand is dealt, the player's tiles in view.
     await my_turn(page)
     await expect(result).to_be_visible()
@@ -160,7 +166,7 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
     await expect(replay.locator("#verdict")).to_have_attribute("data-status", "fair")
     await replay.keyboard.press("End")
     await expect(replay.locator("#layout .tile").first).to_be_visible()
-    await replay.screenshot(path=str(shot(tmp_path, "replay.png")), full_page=True)
+    await screenshot(replay, shot(tmp_path, "replay.png"), full_page=True)
 
 
 async def test_the_clock_runs_from_the_first_turn_warns_and_marks_the_bots_move(
@@ -322,7 +328,7 @@ async def test_four_seats_read_as_people_expect(pages: Pages, tmp_path: Path) ->
     await expect(page.locator(".opponent.partner .badge.partner")).to_have_count(1)
     await expect(page.locator('.opponent.partner[data-seat="2"]')).to_have_count(1)
     await my_turn(page, 60)
-    await page.screenshot(path=str(shot(tmp_path, "table-4-seats-start.png")))
+    await screenshot(page, tmp_path / "table-4-seats-start.png")
     log = " ".join(await page.locator("#log li").all_inner_texts())
     assert "you draws" not in log and "on the up" not in log and "on the down" not in log
 
@@ -363,6 +369,7 @@ async def test_phone_width_keyboard_reach_and_labels(pages: Pages, tmp_path: Pat
     await sit(phone, "Ana")
     await my_turn(phone)
     assert await phone.evaluate(overflow) <= 0
+    await expect(phone.locator("body")).to_have_class(re.compile("touch"))
     await expect(phone.locator("#keys")).to_be_hidden()
     heights = await phone.evaluate("""() => {
         const probe = document.createElement("button");
@@ -371,7 +378,7 @@ async def test_phone_width_keyboard_reach_and_labels(pages: Pages, tmp_path: Pat
         return [parseFloat(style.minHeight), parseFloat(style.minWidth)];
     }""")
     assert heights[0] >= 44 and heights[1] >= 44, heights
-    await phone.screenshot(path=str(shot(tmp_path, "table-phone.png")), full_page=True)
+    await screenshot(phone, shot(tmp_path, "table-phone.png"), full_page=True)
     unlabelled = await phone.evaluate("""() => [
         ...[...document.querySelectorAll("button")].filter((b) => b.offsetParent !== null
             && !(b.textContent.trim() || b.getAttribute("aria-label"))).map((b) => b.outerHTML),
@@ -395,7 +402,7 @@ async def test_the_rules_and_the_guide_are_a_key_away(pages: Pages, tmp_path: Pa
     assert await guide.locator(".example .tile").count() > 3
     await expect(guide.locator("#guide-tips li")).not_to_have_count(0)
     await expect(guide.locator("#guide-faq dt")).not_to_have_count(0)
-    await guide.screenshot(path=str(shot(tmp_path, "guide.png")), full_page=True)
+    await screenshot(guide, shot(tmp_path, "guide.png"), full_page=True)
     missing = await pages.open("/guide/nonesuch")
     pages.expect_error("404")
     await expect(missing.locator("#fatal")).to_be_visible()

@@ -63,3 +63,10 @@ export function sideNames(view, wordsPair) {
   }
   return names;
 }
+
+// Touch screens get big targets and no keyboard hints: marked on <body> as
+// "touch" (the pointer media query is not told by every browser).
+export function markTouch() {
+  const touch = matchMedia("(pointer: coarse)").matches || navigator.maxTouchPoints > 0;
+  document.body.classList.toggle("touch", touch);
+}

@@ -7,7 +7,7 @@
 // the score sheet and the hand's commitment; after a dropped connection it
 // reconnects by itself and asks only for what it missed.
 import { drawBoard, tileSvg } from "./board.js";
-import { api, el, playerIdentity, rememberIdentity, rememberName, savedName, sideNames } from "./common.js";
+import { api, el, markTouch, playerIdentity, rememberIdentity, rememberName, savedName, sideNames } from "./common.js";
 import { describeEvent, endName, language, t, tileText, translatePage } from "./i18n.js";
 import { playSound, soundSwitch } from "./sounds.js";
 
@@ -1017,6 +1017,7 @@ function showTitle() {
 }
 
 async function start() {
+  markTouch();
   const sound = soundSwitch();
   $("sound").append(sound);
   const retranslate = async () => {
