@@ -16,6 +16,7 @@ from muggins.rules.events import GameStarted, SeatedPlayer
 from muggins.rules.game import evolve
 from muggins.rules.state import GameState
 from muggins.streams import parse_game_stream
+from muggins.table_events import bot_name
 from muggins.views import GameView, game_view
 
 NAME = "table-views"
@@ -40,7 +41,8 @@ class TableViewDocument(msgspec.Struct, frozen=True, gc=False):
         bots = [False] * seats
         for player in self.players:
             if player.seat < seats:
-                names[player.seat] = player.name
+                # A bot is called what the table calls it (the record names its level).
+                names[player.seat] = bot_name(player.seat) if player.bot else player.name
                 bots[player.seat] = player.bot
         return game_view(self.state, None, names, bots)
 
