@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -37,6 +38,7 @@ from muggins.eventstore.store import EventStore, create_pool
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner, consumer_config
 from muggins.settings import Settings
+from muggins.tables.bot_workers import BotWorkers
 from muggins.tables.chat import TableChat
 from muggins.tables.commands import Commands
 from muggins.tables.follower import Followers
@@ -198,10 +200,12 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
     followers = Followers(infra.bus, infra.store, broadcast_clock)
     feeds = SpectatorFeeds(infra.bus, followers)
     players = options.role == "all"
+    bots = BotWorkers(options.bot_workers or max(1, (os.cpu_count() or 2) - 1),
+                      options.expert_budget_ms)
     scheduler = Scheduler(
         infra.pool, seating, commands, presence, options.timings, process_id=process_id,
-        new_seed=options.new_seed, grace_period=options.grace_period,
-        poll_interval=options.poll_interval,
+        new_seed=options.new_seed, grace_period=options.grace_period, bots=bots,
+        takeover_bot=options.takeover_bot, poll_interval=options.poll_interval,
     ) if players else None
     if scheduler is not None:
         seating.due_soon = commands.due_soon = scheduler.soon
@@ -214,7 +218,7 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
     runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, scheduler,
                       projectors, sockets=SocketsPerAddress(options.sockets_per_address,
                                                             options.penalty_seconds),
-                      chat=TableChat(infra.store, infra.bus))
+                      chat=TableChat(infra.store, infra.bus), bots=bots)
     stop = asyncio.Event()
     tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
                                  name=f"projector-{runner.name}")
@@ -232,6 +236,7 @@ async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIt
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(10):
                     await task
+        bots.close()
         await feeds.close()
         await followers.close()
         if players:

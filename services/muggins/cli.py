@@ -11,7 +11,7 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 import click
 import msgspec
@@ -32,6 +32,7 @@ from muggins.eventstore.store import StoreUnavailable
 from muggins.logs import configure_logging
 from muggins.playbyplay import narrate
 from muggins.projections.read_models import PROJECTIONS
+from muggins.replay.analysis import ANALYSIS_ITERATIONS, analyse_hand, analysis_lines
 from muggins.replay.record import HandRecord, RecordError
 from muggins.replay.show import frames, show_lines, step_through
 from muggins.replay.source import (
@@ -76,6 +77,12 @@ def _settings() -> Settings:
               help="Listen port, 0 for any free one [setting listen_port: 8000].")
 @click.option("--bot-delay", type=click.FloatRange(0, 10), default=None,
               help="Seconds a bot waits before it moves, as a person would [bot_delay: 0.8].")
+@click.option("--bot-workers", type=click.IntRange(0, 256), default=None,
+              help="Worker processes the expert bot thinks in; 0: one fewer than the cores "
+                   "[bot_workers: 0].")
+@click.option("--expert-budget-ms", type=click.IntRange(10, 10_000), default=None,
+              help="The expert bot's thinking time per decision, unless a table sets its own "
+                   "[expert_budget_ms: 200].")
 @click.option("--hand-pause", type=click.FloatRange(0, 60), default=None,
               help="Seconds between the end of a hand and the next deal [hand_pause: 2].")
 @click.option("--grace-period", type=click.FloatRange(0, 3600), default=None,
@@ -97,6 +104,7 @@ def _settings() -> Settings:
               help="Run the projectors in this process [projectors_in_process: true]; "
                    "--no-projectors where they run as `muggins project NAME`.")
 def serve_command(host: str | None, port: int | None, bot_delay: float | None,
+                  bot_workers: int | None, expert_budget_ms: int | None,
                   hand_pause: float | None, grace_period: float | None,
                   tables_per_minute: int | None, sockets_per_address: int | None,
                   penalty_seconds: float | None, role: str | None,
@@ -117,7 +125,8 @@ def serve_command(host: str | None, port: int | None, bot_delay: float | None,
         port = free_port()
     settings = msgspec.structs.replace(settings, listen_host=host, listen_port=port)
     options = ServiceOptions.from_settings(
-        settings, bot_delay=bot_delay, hand_pause=hand_pause, grace_period=grace_period,
+        settings, bot_delay=bot_delay, bot_workers=bot_workers,
+        expert_budget_ms=expert_budget_ms, hand_pause=hand_pause, grace_period=grace_period,
         tables_per_minute=tables_per_minute, sockets_per_address=sockets_per_address,
         penalty_seconds=penalty_seconds, role=role, projectors=projectors)
     app = create_app(settings, options)
@@ -271,6 +280,20 @@ def rules_command(
     help="Bot level per seat, comma-separated (one level applies to every seat): "
     + ", ".join(BOT_LEVELS),
 )
+@click.option(
+    "--expert-iterations",
+    type=click.IntRange(1, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Simulations per decision of an expert bot (fixed: the same seed plays the same "
+    "games).",
+)
+@click.option(
+    "--expert-budget-ms",
+    type=click.IntRange(1, 60_000),
+    default=None,
+    help="Think this long per decision instead (no longer reproducible).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the events as JSON lines.")
 @click.option(
     "--record",
@@ -285,19 +308,24 @@ def simulate_command(
     seed: str,
     games: int,
     bots: str,
+    expert_iterations: int,
+    expert_budget_ms: int | None,
     as_json: bool,
     record_prefix: str | None,
 ) -> None:
-    """Bots play whole games; the same seed gives the same output, byte for byte."""
+    """Bots play whole games; the same seed gives the same output, byte for byte
+    (unless an expert bot is given a time budget)."""
     ruleset = _ruleset(preset_name, seats, partners)
     levels = _bot_levels(bots, seats)
+    thinking = ({"budget_ms": float(expert_budget_ms), "iterations": None}
+                if expert_budget_ms is not None else {"iterations": expert_iterations})
     if record_prefix is not None:
-        _record_games(ruleset, levels, seed, games, record_prefix)
+        _record_games(ruleset, levels, seed, games, record_prefix, thinking)
         return
     out = sys.stdout
     for game_number in range(1, games + 1):
         game_seed = game_seed_from_text(f"{seed}/{game_number}")
-        events = play_game(ruleset, game_seed, make_bots(levels, game_seed))
+        events = play_game(ruleset, game_seed, make_bots(levels, game_seed, **thinking))
         if as_json:
             for event in events:
                 out.write(event_encoder.encode(event).decode())
@@ -310,7 +338,8 @@ def simulate_command(
 
 
 def _record_games(
-    ruleset: Ruleset, levels: list[BotLevel], seed: str, games: int, prefix: str
+    ruleset: Ruleset, levels: list[BotLevel], seed: str, games: int, prefix: str,
+    thinking: dict[str, Any],
 ) -> None:
     """Play the games and append them to the event store, one command at a time."""
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,50}", prefix):
@@ -326,7 +355,7 @@ def _record_games(
                     raise click.ClickException(f"table {table} exists already")
                 game_seed = game_seed_from_text(f"{seed}/{game_number}")
                 version = 0
-                bots = make_bots(levels, game_seed)
+                bots = make_bots(levels, game_seed, **thinking)
                 for result in play_game_commands(ruleset, game_seed, bots):
                     await store.append(table, version, result.events, actor=result.actor)
                     version += len(result.events)
@@ -488,8 +517,14 @@ def _table_or_file(table: str | None, file: str | None, game: int | None) -> Non
 @click.option("--hand", type=click.IntRange(1), help="One hand (default: every hand).")
 @click.option("--file", "file", type=click.Path(dir_okay=False), help="A hand record file.")
 @click.option("--step", is_flag=True, help="One move at a time: n/→ forward, p/← back, q quit.")
+@click.option("--analyse", "analyse", is_flag=True,
+              help="After each hand, the expert's judgement of every decision: its preferred "
+                   "play and the expected points each choice gave up (costly ones flagged).")
+@click.option("--iterations", type=click.IntRange(50, 200_000), default=None,
+              help="The expert's simulations per decision when analysing [1500].")
 def replay_show(
-    table: str | None, game: int | None, hand: int | None, file: str | None, step: bool
+    table: str | None, game: int | None, hand: int | None, file: str | None, step: bool,
+    analyse: bool, iterations: int | None,
 ) -> None:
     """Tell a hand (or a table's games) move by move, rebuilt from seeds and decisions."""
     _table_or_file(table, file, game)
@@ -523,6 +558,11 @@ def replay_show(
             for line in show_lines(before, verdict):
                 click.echo(line)
             failed = failed or not verdict.ok
+            if analyse and verdict.ok and verdict.status != "unfinished":
+                judged = analyse_hand(before, verdict.rebuilt, seed=f"{table or file}/{number}",
+                                      iterations=iterations or ANALYSIS_ITERATIONS)
+                for line in analysis_lines(judged):
+                    click.echo(line)
     if failed:
         sys.exit(1)
 

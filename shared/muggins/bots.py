@@ -1,18 +1,25 @@
-"""Simple bots: ``random`` plays any legal tile, ``greedy`` takes the most
-points now, then sheds the heaviest tile.  Both play through the same
-commands as people; their only randomness is the Random they are given."""
+"""The bots: ``random`` plays any legal tile, ``greedy`` takes the most
+points now, then sheds the heaviest tile, ``expert`` searches the hidden
+tiles from what its seat may know (muggins.expert).  All play through the
+same commands as people; their only randomness is the Random they are given."""
 
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
+from muggins.expert.bot import ExpertBot
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
+from muggins.rules.events import Event
 from muggins.rules.game import can_call_muggins, legal_moves, points_if_played
 from muggins.rules.state import GameState
 
-BotLevel = Literal["random", "greedy"]
-BOT_LEVELS: tuple[BotLevel, ...] = ("random", "greedy")
+BotLevel = Literal["random", "greedy", "expert"]
+BOT_LEVELS: tuple[BotLevel, ...] = ("random", "greedy", "expert")
+#: The expert's thinking time per decision, unless told otherwise.
+EXPERT_BUDGET_MS = 200.0
 
 
 class Bot(Protocol):
@@ -70,9 +77,25 @@ class GreedyBot:
         return can_call_muggins(state, seat)
 
 
-def make_bot(level: BotLevel, rng: random.Random) -> Bot:
+def make_bot(level: BotLevel, rng: random.Random, *, budget_ms: float = EXPERT_BUDGET_MS,
+             iterations: int | None = None,
+             clock: Callable[[], float] | None = None) -> Bot:
+    """A bot of ``level``.  The expert thinks ``budget_ms`` of ``clock``
+    (``time.perf_counter`` unless given) per decision, or exactly
+    ``iterations`` simulations (then it is deterministic for ``rng``)."""
     if level == "random":
         return RandomBot(rng)
     if level == "greedy":
         return GreedyBot(rng)
+    if level == "expert":
+        return ExpertBot(rng, budget_ms=budget_ms, iterations=iterations,
+                         clock=clock or (time.perf_counter if iterations is None else None))
     raise ValueError(f"unknown bot level {level!r}; choose from {', '.join(BOT_LEVELS)}")
+
+
+def tell(bot: Bot, events: Sequence[Event]) -> None:
+    """Let a bot that learns from the hand's events (the expert) see them as
+    they happen; it keeps only what every seat may see."""
+    observe = getattr(bot, "observe", None)
+    if observe is not None:
+        observe(events)

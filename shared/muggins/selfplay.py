@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from muggins.bots import Bot, BotLevel, make_bot
+from muggins.bots import EXPERT_BUDGET_MS, Bot, BotLevel, make_bot, tell
 from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.events import Event
 from muggins.rules.game import apply, play, start_game
@@ -29,8 +29,10 @@ def bot_rng(game_seed: bytes, seat: int) -> random.Random:
     return random.Random(int.from_bytes(game_seed, "big") ^ (seat + 1))
 
 
-def make_bots(levels: Sequence[BotLevel], game_seed: bytes) -> list[Bot]:
-    return [make_bot(level, bot_rng(game_seed, seat)) for seat, level in enumerate(levels)]
+def make_bots(levels: Sequence[BotLevel], game_seed: bytes, *,
+              budget_ms: float = EXPERT_BUDGET_MS, iterations: int | None = None) -> list[Bot]:
+    return [make_bot(level, bot_rng(game_seed, seat), budget_ms=budget_ms, iterations=iterations)
+            for seat, level in enumerate(levels)]
 
 
 class CommandResult(msgspec.Struct, frozen=True):
@@ -45,6 +47,8 @@ def play_game_commands(
 ) -> Iterator[CommandResult]:
     """One game the bots play, command by command; hand seeds from ``game_seed``."""
     state, events = start_game(ruleset)
+    for bot in bots:
+        tell(bot, events)
     yield CommandResult("system", events)
     while state.phase != "game-over":
         if state.phase == "between-hands":
@@ -52,16 +56,22 @@ def play_game_commands(
                 raise RunawayGame(f"no winner after {MAX_HANDS} hands")
             seed = hand_seed(game_seed, state.hands_played + 1).hex()
             state, events = play(state, StartHand(seed=seed))
+            for bot in bots:
+                tell(bot, events)
             yield CommandResult("system", events)
             continue
         caller = _muggins_caller(state, bots)
         if caller is not None:
             state, events = apply(state, CallMuggins(seat=caller))
+            for bot in bots:
+                tell(bot, events)
             yield CommandResult(f"bot:{caller}", events)
             continue
         assert state.hand is not None
         seat = state.hand.turn
         state, events = play(state, bots[seat].choose(state))
+        for bot in bots:
+            tell(bot, events)
         yield CommandResult(f"bot:{seat}", events)
 
 

@@ -80,6 +80,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     bot_delay: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.8
     #: The pause after a hand ends before the next is dealt.
     hand_pause: Annotated[float, msgspec.Meta(ge=0, le=60)] = 2.0
+    #: Worker processes the expert bot thinks in (0: one fewer than the cores, at least one).
+    bot_workers: Annotated[int, msgspec.Meta(ge=0, le=256)] = 0
+    #: The expert's thinking time per decision, unless a table sets its own.
+    expert_budget_ms: Annotated[int, msgspec.Meta(ge=10, le=10_000)] = 200
+    #: The bot that plays a person's seat when their clock runs out or they leave.
+    takeover_bot: Literal["random", "greedy", "expert"] = "expert"
     #: How long a disconnected player has to come back before a bot takes the seat.
     grace_period: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 30.0
     #: A new table's turn clock when its creator names none.

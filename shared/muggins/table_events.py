@@ -41,6 +41,8 @@ class TableOpened(Event, frozen=True, kw_only=True):
     bots: tuple[BotAtSeat, ...] = ()
     #: Whether the table has a chat (muggins.chat).
     chat: bool = True
+    #: The expert bot's thinking time per decision here (None: the service's).
+    bot_budget_ms: int | None = None
 
 
 class SeatTaken(Event, frozen=True, kw_only=True):
@@ -133,6 +135,7 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     #: The game being played: 0 until every seat is taken.
     game: int = 0
     chat: bool = True
+    bot_budget_ms: int | None = None
 
     @property
     def names(self) -> list[str | None]:
@@ -179,6 +182,7 @@ def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> 
             seats=tuple(SeatState(seat, bot_level=levels.get(seat))
                         for seat in range(event.ruleset.seats)),
             chat=event.chat,
+            bot_budget_ms=event.bot_budget_ms,
         )
     if state is None:
         raise ValueError(f"a table stream must begin with TableOpened, not {type(event).__name__}")

@@ -166,6 +166,12 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
     await expect(replay.locator("#verdict")).to_have_attribute("data-status", "fair")
     await replay.keyboard.press("End")
     await expect(replay.locator("#layout .tile").first).to_be_visible()
+    # The expert's analysis of the hand (issue #16): every choice judged.
+    await replay.click("#analyse")
+    await expect(replay.locator("#decisions li").first).to_be_visible(timeout=30_000)
+    await expect(replay.locator("#analysis-summary")).to_contain_text("expected points")
+    await replay.locator("#decisions li button").first.click()
+    await expect(replay.locator("#step-judgement")).to_be_visible()
     await screenshot(replay, shot(tmp_path, "replay.png"), full_page=True)
 
 

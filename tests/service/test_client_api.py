@@ -37,7 +37,19 @@ async def test_a_hand_is_replayed_only_once_it_is_over(service: Running) -> None
     while (answer := await service.http.get(path)).status_code == 404:
         await asyncio.sleep(0.02)  # until the hand is dealt
     assert answer.status_code == 409 and "still being played" in answer.json()["detail"]
+    analysis_path = f"/tables/{table_id}/games/1/hands/1/analysis"
+    assert (await service.http.get(analysis_path)).status_code == 409
     await player.play_until_game_over()
+    # The expert's analysis: asked twice, the same (the second from memory,
+    # and analyse_hand is deterministic: tests/replays/test_analysis.py).
+    judged = await service.http.get(analysis_path, timeout=60)
+    assert judged.status_code == 200, judged.text
+    assert judged.json()["hand"] == 1 and judged.json()["decisions"]
+    assert (await service.http.get(analysis_path)).json() == judged.json()
+    for bad in ("/tables/nope!/games/1/hands/1/analysis",
+                f"/tables/{table_id}/games/9/hands/1/analysis",
+                f"/tables/{table_id}/games/1/hands/99/analysis"):
+        assert (await service.http.get(bad)).status_code == 404, bad
     replay = (await service.http.get(path)).json()
     assert replay["status"] == "fair" and replay["names"][0] == "Ana"
     assert len(replay["seed"]) == 64 and replay["steps"][0]["event"]["type"] == "HandStarted"

@@ -7,7 +7,9 @@ the same file for any id; the page reads the id from its address.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 import msgspec
 from litestar import Request, Response, get
@@ -21,8 +23,9 @@ from litestar.types import ControllerRouterHandler
 
 from muggins.client.guide import Guide, guide
 from muggins.replay.browser import HandReplay, hand_replay
-from muggins.replay.record import RecordError
+from muggins.replay.record import RecordError, StoredEvent
 from muggins.replay.source import load_game
+from muggins.replay.verify import slice_of
 from muggins.rules.describe import (
     LANGUAGES,
     Language,
@@ -32,6 +35,7 @@ from muggins.rules.describe import (
     seating_words,
 )
 from muggins.rules.errors import InvalidRuleset
+from muggins.rules.game import fold
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
 from muggins.streams import game_stream, is_table_id
 from muggins.tables.protocol import RuleLine
@@ -112,15 +116,7 @@ async def replay_data(
     request: Request,  # type: ignore[type-arg]
     table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
 ) -> HandReplay:
-    store = request.app.state.runtime.infra.store
-    if not is_table_id(table_id) or not 1 <= game <= 1_000_000 or not 1 <= hand <= 10_000:
-        raise HTTPException(status_code=HTTP_404_NOT_FOUND,
-                            detail=f"there is no game {game} with a hand {hand} at that table")
-    try:
-        stored = await load_game(store, game_stream(table_id, game))
-    except RecordError:
-        raise HTTPException(status_code=HTTP_404_NOT_FOUND,
-                            detail=f"table {table_id!r} has no game {game}") from None
+    stored = await _stored_game(request.app.state.runtime.infra.store, table_id, game, hand)
     try:
         return hand_replay(stored, table_id, game, hand)
     except RecordError as error:
@@ -143,6 +139,53 @@ async def guide_data(name: FromPath[str], lang: FromQuery[str] = "en") -> Guide:
                             detail=f"there is no game {name[:40]!r}") from None
 
 
+#: Analyses already made (they are deterministic: the same hand, the same answer).
+_ANALYSES: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
+_ANALYSES_KEPT = 128
+
+
+@get("/tables/{table_id:str}/games/{game:int}/hands/{hand:int}/analysis",
+     summary="A finished hand's decisions as the expert judges them")
+async def hand_analysis(
+    request: Request,  # type: ignore[type-arg]
+    table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
+) -> Response[bytes]:
+    runtime = request.app.state.runtime
+    key = (table_id, game, hand)
+    cached = _ANALYSES.get(key)
+    if cached is None:
+        stored = await _stored_game(runtime.infra.store, table_id, game, hand)
+        try:
+            part = slice_of(stored, hand)
+        except RecordError as error:
+            raise HTTPException(status_code=HTTP_404_NOT_FOUND, detail=str(error)) from None
+        if not part.finished:
+            raise HTTPException(status_code=HTTP_409_CONFLICT,
+                                detail=f"hand {hand} is still being played: it can be "
+                                       "analysed when it ends")
+        before = fold(entry.event for entry in stored[: part.start])
+        events = [entry.event for entry in stored[part.start : part.stop]]
+        if runtime.bots is None:
+            raise HTTPException(status_code=HTTP_409_CONFLICT,
+                                detail="this process does not analyse hands")
+        cached = await runtime.bots.analyse(before, events, f"{table_id}/{game}")
+        _ANALYSES[key] = cached
+        while len(_ANALYSES) > _ANALYSES_KEPT:
+            _ANALYSES.popitem(last=False)
+    return Response(cached, media_type="application/json")
+
+
+async def _stored_game(store: Any, table_id: str, game: int, hand: int) -> list[StoredEvent]:
+    if not is_table_id(table_id) or not 1 <= game <= 1_000_000 or not 1 <= hand <= 10_000:
+        raise HTTPException(status_code=HTTP_404_NOT_FOUND,
+                            detail=f"there is no game {game} with a hand {hand} at that table")
+    try:
+        return list(await load_game(store, game_stream(table_id, game)))
+    except RecordError:
+        raise HTTPException(status_code=HTTP_404_NOT_FOUND,
+                            detail=f"table {table_id!r} has no game {game}") from None
+
+
 def plain_file_name(connection: ASGIConnection, _: BaseRouteHandler) -> None:  # type: ignore[type-arg]
     """Static files are short plain names: anything else is not there (the
     file system would refuse a name too long with an error, not a 404)."""
@@ -156,4 +199,4 @@ def client_routes() -> list[ControllerRouterHandler]:
     static = create_static_files_router(path="/static", directories=[STATIC],
                                         include_in_schema=False, guards=[plain_file_name])
     return [lobby_page, table_page, replay_page, guide_page, presets, replay_data, guide_data,
-            static]
+            hand_analysis, static]

@@ -14,7 +14,7 @@ import asyncio
 import datetime
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import structlog
@@ -23,6 +23,7 @@ from muggins.eventstore.store import ConcurrencyError, Due, EventStore
 from muggins.logs import log_context
 from muggins.rules.commands import AnyCommand
 from muggins.rules.errors import IllegalMove
+from muggins.rules.events import Event, GameStarted, HandStarted
 from muggins.rules.game import fold, play, start_game
 from muggins.rules.state import GameState
 from muggins.streams import game_stream
@@ -46,6 +47,19 @@ class Game:
     state: GameState | None
     #: When its last event was recorded (the store's clock).
     last_event_at: datetime.datetime | None
+    #: The current hand's events (from its HandStarted): what the expert
+    #: learns from (it keeps only what its seat may see).
+    hand_events: tuple[Event, ...] = ()
+
+
+def hand_events_after(before: tuple[Event, ...], events: Sequence[Event]) -> tuple[Event, ...]:
+    """The current hand's events once ``events`` follow ``before``."""
+    kept = list(before)
+    for event in events:
+        if isinstance(event, HandStarted | GameStarted):
+            kept = []
+        kept.append(event)
+    return tuple(kept)
 
 
 class Commands:
@@ -74,8 +88,10 @@ class Commands:
         recorded = await self.store.read_stream(stream, after)
         if not recorded:
             return cached or Game(number, 0, None, None)
-        state = fold((r.event() for r in recorded), cached.state if cached else None)
-        game = Game(number, recorded[-1].stream_version, state, recorded[-1].recorded_at)
+        events = [r.event() for r in recorded]
+        state = fold(events, cached.state if cached else None)
+        game = Game(number, recorded[-1].stream_version, state, recorded[-1].recorded_at,
+                    hand_events_after(cached.hand_events if cached else (), events))
         self._remember(stream, game)
         return game
 
@@ -159,7 +175,8 @@ class Commands:
                     self.broadcast_clock.started(stream, new_version, came_in)
                     MOVES.labels(type(command).__name__, actor.partition(":")[0]).inc()
                     self._remember(stream, Game(game.number, new_version, new_state,
-                                                recorded[-1].recorded_at))
+                                                recorded[-1].recorded_at,
+                                                hand_events_after(game.hand_events, events)))
                     self.due_soon(table_id, due.seconds)
                     log.info("command applied", actor=actor, command=type(command).__name__,
                              game=game.number, version=new_version)
@@ -177,7 +194,7 @@ class Commands:
         except ConcurrencyError:
             return  # started already (another process, or an earlier attempt)
         self._remember(stream, Game(number, recorded[-1].stream_version, state,
-                                    recorded[-1].recorded_at))
+                                    recorded[-1].recorded_at, tuple(events)))
         self.due_soon(table_id, due.seconds)
         log.info("game started", table=table_id, game=number)
 

@@ -35,6 +35,8 @@ class CreateTable(Strict, frozen=True, kw_only=True):
     turn_clock_seconds: Annotated[int, msgspec.Meta(ge=1, le=600)] | None = None
     #: A table chat for everyone seated and watching (off: nobody may say anything).
     chat: bool = True
+    #: The expert bot's thinking time per decision at this table (None: the service's).
+    bot_budget_ms: Annotated[int, msgspec.Meta(ge=10, le=5000)] | None = None
 
 
 class PlayerIdentity(Strict, frozen=True, kw_only=True):

@@ -31,6 +31,12 @@ class ServiceOptions:
     bot_delay: float = 0.8
     #: The pause after a hand ends before the next is dealt.
     hand_pause: float = 2.0
+    #: Worker processes the expert thinks in (0: one fewer than the cores, at least one).
+    bot_workers: int = 0
+    #: The expert's thinking time per decision, unless a table sets its own.
+    expert_budget_ms: int = 200
+    #: The bot that plays a person's seat when their clock runs out or they leave.
+    takeover_bot: Literal["random", "greedy", "expert"] = "expert"
     #: How long a disconnected player has to come back before a bot takes over.
     grace_period: float = 30.0
     #: Run the projectors in this process (the embedded, single-process set-up).
@@ -69,7 +75,8 @@ class ServiceOptions:
             role=settings.role, tables_per_minute=settings.tables_per_minute,
             sockets_per_address=settings.sockets_per_address,
             penalty_seconds=settings.penalty_seconds,
-            turn_clock_seconds=settings.turn_clock_seconds)
+            turn_clock_seconds=settings.turn_clock_seconds, bot_workers=settings.bot_workers,
+            expert_budget_ms=settings.expert_budget_ms, takeover_bot=settings.takeover_bot)
         values.update({key: value for key, value in overrides.items() if value is not None})
         return cls(**values)
 
@@ -91,6 +98,8 @@ class Runtime:
     #: None in a spectators-only process.
     scheduler: Scheduler | None = None
     projectors: list[ProjectorRunner] = field(default_factory=list)
+    #: Where bots think (the expert in worker processes).
+    bots: Any = None  # BotWorkers
     #: Every open seat socket (closed with a reason at shutdown).
     sessions: set[Any] = field(default_factory=set)
     sockets: SocketsPerAddress = field(default_factory=lambda: SocketsPerAddress(64))

@@ -29,17 +29,18 @@ import datetime
 import random
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 import structlog
 from prometheus_client import Counter
 
-from muggins.bots import make_bot
+from muggins.bots import BotLevel
 from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.errors import IllegalMove
 from muggins.sql import load_queries
 from muggins.stopping import pause_unless_stopped
+from muggins.tables.bot_workers import BotWorkers
 from muggins.tables.commands import Commands, Game
 from muggins.tables.errors import TRANSIENT
 from muggins.tables.next_step import Step, Timings, next_step, turn_began
@@ -73,6 +74,8 @@ class Scheduler:
         process_id: str,
         new_seed: Callable[[], str],
         grace_period: float = 30.0,
+        bots: BotWorkers | None = None,
+        takeover_bot: BotLevel = "expert",
         lease: float = 3.0,
         poll_interval: float = 0.25,
         batch: int = 64,
@@ -86,6 +89,10 @@ class Scheduler:
         self.process_id = process_id
         self.new_seed = new_seed
         self.grace_period = grace_period
+        #: Where bots think (the expert in worker processes).
+        self.bots = bots or BotWorkers(1)
+        #: The bot that plays a person's seat taken over.
+        self.takeover_bot = takeover_bot
         #: Seconds a claim holds: a step takes milliseconds, and the tables a
         #: killed process held wait this long before another takes them.  A
         #: step that outlives its lease (the database paused) may be tried by
@@ -302,9 +309,11 @@ class Scheduler:
                                            actor=f"bot:{step.seat}", expected_game=game.number,
                                            known_version=game.version, for_bot=step.seat)
             elif step.kind == "bot-move" and step.seat is not None:
-                level = table.state.seats[step.seat].bot_level or "greedy"
-                bot = make_bot(level, random.Random(f"{table_id}/{game.number}/{game.version}"))  # type: ignore[arg-type]
-                await self.commands.submit(table_id, bot.choose(state),
+                level = cast(BotLevel, table.state.seats[step.seat].bot_level or self.takeover_bot)
+                command = await self.bots.move(
+                    level, state, game.hand_events, f"{table_id}/{game.number}/{game.version}",
+                    table.state.bot_budget_ms)
+                await self.commands.submit(table_id, command,
                                            actor=f"bot:{step.seat}", expected_game=game.number,
                                            known_version=game.version, for_bot=step.seat)
             elif step.kind == "clock-out" and step.seat is not None and state.hand is not None:

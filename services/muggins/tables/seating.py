@@ -197,6 +197,7 @@ class Seating:
             ruleset=ruleset, turn_clock_seconds=request.turn_clock_seconds or default_clock,
             bots=tuple(BotAtSeat(seat, level) for seat, level in sorted(bots.items())),
             chat=request.chat,
+            bot_budget_ms=request.bot_budget_ms,
         )]
         full = len(bots) == ruleset.seats
         if full:

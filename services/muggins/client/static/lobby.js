@@ -55,7 +55,8 @@ function showBotSeats() {
     const select = el("select", { id: `seat-${seat}`, name: `seat-${seat}` },
       el("option", { value: "person" }, t("lobby.person")),
       el("option", { value: "random" }, t("lobby.botRandom")),
-      el("option", { value: "greedy" }, t("lobby.botGreedy")));
+      el("option", { value: "greedy" }, t("lobby.botGreedy")),
+      el("option", { value: "expert" }, t("lobby.botExpert")));
     select.value = previous[seat] ?? fallback;
     const partners = seats === 4 && $("partnerships").checked && seat >= 2;
     const label = partners ? t("lobby.partnerOf", { seat: seat + 1, partner: seat - 1 }) : t("lobby.seat", { seat: seat + 1 });

@@ -2,7 +2,7 @@
 // replay tool's verdict.  /replay/{table}/{hand}?game=N (game 1 by default).
 import { drawBoard, tileSvg } from "./board.js";
 import { api, el } from "./common.js";
-import { describeEvent, t, translatePage } from "./i18n.js";
+import { describeEvent, endPhrase, t, tileText, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const [, , rawTable, rawHand] = location.pathname.split("/");
@@ -11,6 +11,7 @@ const hand = Number(rawHand);
 const game = Number(new URLSearchParams(location.search).get("game") || "1");
 let replay = null;
 let position = 0;
+let analysis = null;
 
 function show() {
   if (!replay) return;
@@ -34,6 +35,7 @@ function show() {
     el("span", { class: "hand-tiles" }, ...tiles.map((tile) => tileSvg(tile))))));
   $("commitment").textContent = replay.commitment;
   $("seed").textContent = replay.seed;
+  showJudgement();
   $("first").disabled = $("back").disabled = position === 0;
   $("last").disabled = $("forward").disabled = position === replay.steps.length - 1;
 }
@@ -45,6 +47,51 @@ function sideNames(replay, scores) {
     const who = pairs ? t("side.pair", { a: replay.names[side], b: replay.names[side + 2] }) : replay.names[side];
     return `${who} ${points}`;
   });
+}
+
+function playText(tile, end) {
+  const shown = tileText(tile);
+  return end === null ? t("analysis.lead", { tile: shown }) : t("analysis.play", { tile: shown, at: endPhrase(end) });
+}
+
+function judgementText(decision) {
+  const who = replay.names[decision.seat];
+  const played = playText(decision.tile, decision.end);
+  if (decision.given_up < 0.05) return t("analysis.agrees", { name: who, play: played });
+  return t("analysis.prefers", {
+    name: who, play: played, better: playText(decision.preferred_tile, decision.preferred_end),
+    points: decision.given_up.toFixed(1),
+  });
+}
+
+// What the expert thought of the decision at this step, if there was one.
+function showJudgement() {
+  const box = $("step-judgement");
+  const decision = analysis?.decisions.find((d) => d.step === position + 1);
+  box.hidden = !decision;
+  if (!decision) return;
+  box.className = `judgement${decision.costly ? " costly" : ""}`;
+  box.textContent = judgementText(decision);
+}
+
+async function runAnalysis() {
+  $("analyse").disabled = true;
+  $("analysis-summary").textContent = t("analysis.thinking");
+  try {
+    analysis = await api(`/tables/${encodeURIComponent(tableId)}/games/${game}/hands/${hand}/analysis`);
+  } catch (problem) {
+    $("analysis-summary").textContent = problem.message;
+    $("analyse").disabled = false;
+    return;
+  }
+  const costly = analysis.decisions.filter((d) => d.costly).length;
+  const lost = analysis.decisions.reduce((sum, d) => sum + d.given_up, 0);
+  $("analysis-summary").textContent = t("analysis.summary", { n: analysis.decisions.length, costly, points: lost.toFixed(1) });
+  $("decisions").replaceChildren(...analysis.decisions.map((decision) => el("li", { class: decision.costly ? "costly" : null },
+    el("button", { type: "button", class: "secondary small", onclick: () => go(decision.step - 1) }, t("replay.step", { n: decision.step, total: replay.steps.length })),
+    " ", judgementText(decision))));
+  $("analyse").hidden = true;
+  show();
 }
 
 function go(to) {
@@ -59,6 +106,7 @@ async function start() {
   $("back").addEventListener("click", () => go(position - 1));
   $("forward").addEventListener("click", () => go(position + 1));
   $("last").addEventListener("click", () => go(Infinity));
+  $("analyse").addEventListener("click", runAnalysis);
   document.addEventListener("keydown", (event) => {
     const moves = { ArrowRight: position + 1, ArrowLeft: position - 1, Home: 0, End: Infinity };
     if (event.key in moves) {

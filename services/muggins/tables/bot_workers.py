@@ -1,0 +1,136 @@
+"""Where bots think: the expert in worker processes, the others at once.
+
+The expert searches for up to its budget (200 ms) of CPU per decision; run
+on the service's event loop, that would stall every table of the process for
+as long.  So it runs in a pool of worker processes (setting ``bot_workers``)
+and the loop only waits for the answer.  ``random`` and ``greedy`` decide in
+microseconds and stay on the loop.
+
+A worker gets the game state and the hand's events as JSON (what it may
+read of them is the expert's business: it keeps only its seat's view and
+the public events) and answers with the command, as JSON.  A pool that
+breaks (a worker killed) is made anew, and the move is tried once more on
+the new one; failing that, the greedy bot moves so that the table goes on,
+and the failure is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import random
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+import msgspec
+import structlog
+
+from muggins.bots import EXPERT_BUDGET_MS, BotLevel, make_bot, tell
+from muggins.rules.commands import AnyCommand
+from muggins.rules.events import AnyEvent, Event
+from muggins.rules.state import GameState
+
+log = structlog.get_logger(__name__)
+
+#: The levels that think in a worker; the others decide on the loop.
+HEAVY: frozenset[str] = frozenset({"expert"})
+
+_state_decoder = msgspec.json.Decoder(GameState)
+_events_decoder = msgspec.json.Decoder(list[AnyEvent])
+_command_decoder = msgspec.json.Decoder(AnyCommand)
+_encode = msgspec.json.Encoder().encode
+
+
+def decide(level: BotLevel, state: GameState, events: Sequence[Event], seed: str,
+           budget_ms: float = EXPERT_BUDGET_MS) -> AnyCommand:
+    """One bot's move for the seat on turn (in whichever process calls it)."""
+    bot = make_bot(level, random.Random(seed), budget_ms=budget_ms, clock=time.perf_counter)
+    tell(bot, events)
+    return bot.choose(state)
+
+
+def _decide_in_worker(level: BotLevel, state_json: bytes, events_json: bytes, seed: str,
+                      budget_ms: float) -> bytes:
+    """``decide`` across a process boundary: JSON in, JSON out."""
+    state = _state_decoder.decode(state_json)
+    events = _events_decoder.decode(events_json)
+    return _encode(decide(level, state, events, seed, budget_ms))
+
+
+def _analyse_in_worker(before_json: bytes, events_json: bytes, seed: str) -> bytes:
+    """A finished hand's analysis (muggins.replay.analysis) across a process boundary."""
+    from muggins.replay.analysis import analyse_hand
+
+    before = _state_decoder.decode(before_json)
+    events = _events_decoder.decode(events_json)
+    return _encode(analyse_hand(before, events, seed=seed))
+
+
+def _warm() -> None:
+    """Nothing: importing this module in a worker is the warming."""
+
+
+class BotWorkers:
+    """The pool the expert thinks in (``workers`` processes)."""
+
+    def __init__(self, workers: int, budget_ms: float = EXPERT_BUDGET_MS) -> None:
+        self.workers = max(1, workers)
+        self.budget_ms = budget_ms
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn: a worker must not inherit the loop, its sockets and threads.
+            self._pool = ProcessPoolExecutor(self.workers,
+                                             mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    async def start(self) -> None:
+        """Start the workers now, so that the first expert move does not wait for them."""
+        loop = asyncio.get_running_loop()
+        pool = self._executor()
+        await asyncio.gather(*(loop.run_in_executor(pool, _warm) for _ in range(self.workers)))
+
+    async def move(self, level: BotLevel, state: GameState, events: Sequence[Event], seed: str,
+                   budget_ms: float | None = None) -> AnyCommand:
+        """The bot's move: at once for a light level, from a worker for the expert."""
+        budget = self.budget_ms if budget_ms is None else budget_ms
+        if level not in HEAVY:
+            return decide(level, state, events, seed, budget)
+        state_json, events_json = _encode(state), _encode(list(events))
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            try:
+                answer = await loop.run_in_executor(self._executor(), _decide_in_worker, level,
+                                                    state_json, events_json, seed, budget)
+                return _command_decoder.decode(answer)
+            except BrokenProcessPool as error:
+                log.error("the bot workers broke; starting them again", attempt=attempt,
+                          error=repr(error))
+                self._discard()
+        log.error("the expert could not move; the greedy bot moves instead")
+        return decide("greedy", state, events, seed)
+
+    async def analyse(self, before: GameState, events: Sequence[Event], seed: str) -> bytes:
+        """A finished hand's analysis, as JSON, thought out in a worker."""
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            try:
+                return await loop.run_in_executor(self._executor(), _analyse_in_worker,
+                                                  _encode(before), _encode(list(events)), seed)
+            except BrokenProcessPool as error:
+                log.error("the bot workers broke; starting them again", attempt=attempt,
+                          error=repr(error))
+                self._discard()
+        raise RuntimeError("the bot workers keep breaking")
+
+    def _discard(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop the workers (what they are thinking about is dropped)."""
+        self._discard()

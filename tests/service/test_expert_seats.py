@@ -1,0 +1,61 @@
+"""The expert bot at a table: it thinks in a worker process, plays whole
+games through the service, and takes over a person's seat."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from muggins.rules.events import GameEnded
+from muggins.streams import game_stream
+from tests.service.conftest import Running
+from tests.service.test_play import create, sit, verify_store
+
+
+async def finished(service: Running, table_id: str, timeout: float = 90) -> int:
+    """Wait for game 1 to end; the number of its events."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        recorded = await service.infra.store.read_stream(game_stream(table_id, 1))
+        if recorded and isinstance(recorded[-1].event(), GameEnded):
+            return len(recorded)
+        await asyncio.sleep(0.2)
+    raise AssertionError("the game did not end in time")
+
+
+async def test_an_expert_seat_plays_a_whole_game_against_greedy(
+    service: Running, database_url: str
+) -> None:
+    table = await create(service, overrides={"target": 100},
+                         bots=[{"seat": 0, "level": "expert"}, {"seat": 1, "level": "greedy"}])
+    table_id = table["table_id"]
+    assert table["seats"][0]["bot_level"] == "expert"
+    await finished(service, table_id)
+    await verify_store(database_url, game_stream(table_id, 1))
+    recorded = await service.infra.store.read_stream(game_stream(table_id, 1))
+    assert {r.actor for r in recorded} >= {"bot:0", "bot:1"}
+
+
+async def test_a_partnership_of_experts_under_the_muggins_rule(
+    service: Running, database_url: str
+) -> None:
+    table = await create(service, preset="classic-muggins", seats=4, partnerships=True,
+                         overrides={"target": 60}, bot_budget_ms=15,
+                         bots=[{"seat": s, "level": "expert" if s % 2 == 0 else "random"}
+                               for s in range(4)])
+    table_id = table["table_id"]
+    await finished(service, table_id, timeout=120)
+    await verify_store(database_url, game_stream(table_id, 1))
+
+
+async def test_the_expert_takes_over_a_seat_whose_clock_ran_out(
+    service: Running, database_url: str
+) -> None:
+    table = await create(service, overrides={"target": 60}, turn_clock_seconds=1,
+                         bots=[{"seat": 1, "level": "greedy"}])
+    table_id = table["table_id"]
+    await sit(service, table_id, 0, "Gone")  # and never plays
+    await finished(service, table_id)
+    await verify_store(database_url, game_stream(table_id, 1))
+    seating = (await service.http.get(f"/tables/{table_id}/seating")).json()
+    assert any(entry["event"]["type"] == "BotTookOver" for entry in seating)
