@@ -429,3 +429,19 @@ async def test_one_player_across_browsers(pages: Pages) -> None:
     await sit(second, "Ana")
     again = await second.evaluate("() => JSON.parse(localStorage.getItem('muggins.player'))")
     assert again["player_id"] == identity["player_id"]
+
+
+async def test_a_casual_table_gives_hints_and_says_so(pages: Pages) -> None:
+    """Issue #16: on a casual table a player may ask for the expert's play."""
+    page = await pages.open("/")
+    await page.click("#more-options summary")
+    await page.check("#hints")
+    await create_from_lobby(page)
+    await page.click("#go-to-table")
+    await sit(page, "Ana")
+    await expect(page.locator("#table-title")).to_contain_text("casual table")
+    await my_turn(page)
+    await page.click("#hint-button")
+    await expect(page.locator("#hint-text")).to_contain_text("The expert would play",
+                                                              timeout=20_000)
+    await expect(page.locator(".tile-button.hinted.legal")).to_have_count(1)

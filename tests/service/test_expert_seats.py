@@ -59,3 +59,34 @@ async def test_the_expert_takes_over_a_seat_whose_clock_ran_out(
     await verify_store(database_url, game_stream(table_id, 1))
     seating = (await service.http.get(f"/tables/{table_id}/seating")).json()
     assert any(entry["event"]["type"] == "BotTookOver" for entry in seating)
+
+
+async def test_hints_on_a_casual_table_only_and_never_rated(service: Running) -> None:
+    from muggins.projections.leaderboard import is_rated
+    from muggins.rules.presets import preset
+    from tests.service.client import SeatClient
+
+    assert not is_rated(preset("playelephant", 2, False, hints=True))
+    for hints in (True, False):
+        table = await create(service, bots=[{"seat": 1}], overrides={"hints": hints})
+        granted = await sit(service, table["table_id"], 0, "Ana")
+        ana = await SeatClient.connect(service.ws_url, table["table_id"], granted["token"])
+        while not ana.my_turn():
+            await ana.receive()
+        await ana.send({"type": "hint"})
+        answer = await ana.until(lambda m: m["type"] in ("hint", "error"), timeout=30)
+        if not hints:
+            assert answer["type"] == "error" and answer["code"] == "refused"
+            await ana.close()
+            continue
+        assert answer["type"] == "hint", answer
+        assert answer["version"] == ana.version
+        assert view_has(ana, answer["tile"], answer["end"])
+        rules = (await service.http.get(f"/tables/{table['table_id']}")).json()["rules"]
+        assert rules[-1]["topic"] == "Hints"
+        await ana.close()
+
+
+def view_has(player: object, tile: list[int], end: int | None) -> bool:
+    view = getattr(player, "view", None) or {}
+    return any(p["tile"] == tile and p["end"] == end for p in view.get("legal", []))

@@ -20,7 +20,7 @@ import asyncio
 import multiprocessing
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -28,6 +28,8 @@ import msgspec
 import structlog
 
 from muggins.bots import EXPERT_BUDGET_MS, BotLevel, make_bot, tell
+from muggins.expert.bot import PlayAssessment, analyse_state
+from muggins.expert.search import SearchSettings
 from muggins.rules.commands import AnyCommand
 from muggins.rules.events import AnyEvent, Event
 from muggins.rules.state import GameState
@@ -66,6 +68,19 @@ def _analyse_in_worker(before_json: bytes, events_json: bytes, seed: str) -> byt
     before = _state_decoder.decode(before_json)
     events = _events_decoder.decode(events_json)
     return _encode(analyse_hand(before, events, seed=seed))
+
+
+def suggest(state: GameState, events: Sequence[Event], seed: str,
+            budget_ms: float = EXPERT_BUDGET_MS) -> PlayAssessment:
+    """The expert's suggestion for the seat on turn, from what that seat knows."""
+    settings = SearchSettings(budget_ms=budget_ms)
+    return analyse_state(state, events, settings, random.Random(seed), time.perf_counter).preferred
+
+
+def _suggest_in_worker(state_json: bytes, events_json: bytes, seed: str,
+                       budget_ms: float) -> bytes:
+    return _encode(suggest(_state_decoder.decode(state_json), _events_decoder.decode(events_json),
+                           seed, budget_ms))
 
 
 def _warm() -> None:
@@ -115,11 +130,22 @@ class BotWorkers:
 
     async def analyse(self, before: GameState, events: Sequence[Event], seed: str) -> bytes:
         """A finished hand's analysis, as JSON, thought out in a worker."""
+        return await self._in_worker(_analyse_in_worker, _encode(before), _encode(list(events)),
+                                     seed)
+
+    async def suggest(self, state: GameState, events: Sequence[Event], seed: str,
+                      budget_ms: float | None = None) -> PlayAssessment:
+        """A hint: the expert's play for the seat on turn, thought out in a worker."""
+        budget = self.budget_ms if budget_ms is None else budget_ms
+        answer = await self._in_worker(_suggest_in_worker, _encode(state), _encode(list(events)),
+                                       seed, budget)
+        return msgspec.json.decode(answer, type=PlayAssessment)
+
+    async def _in_worker(self, function: Callable[..., bytes], *arguments: object) -> bytes:
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             try:
-                return await loop.run_in_executor(self._executor(), _analyse_in_worker,
-                                                  _encode(before), _encode(list(events)), seed)
+                return await loop.run_in_executor(self._executor(), function, *arguments)
             except BrokenProcessPool as error:
                 log.error("the bot workers broke; starting them again", attempt=attempt,
                           error=repr(error))

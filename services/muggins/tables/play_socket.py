@@ -21,7 +21,7 @@ from muggins.bus.connection import BusSubscription
 from muggins.logs import log_context
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.errors import IllegalMove
-from muggins.rules.events import Event, event_encoder, visible_to
+from muggins.rules.events import Event, HandStarted, event_encoder, visible_to
 from muggins.rules.game import decide
 from muggins.streams import spectators_subject
 from muggins.tables.chat import chat_bucket
@@ -37,6 +37,8 @@ from muggins.tables.protocol import (
     ErrorMessage,
     GameStartedMessage,
     Hello,
+    Hint,
+    HintRequest,
     Ping,
     PlayTile,
     Pong,
@@ -87,6 +89,8 @@ class PlaySession:
         #: How many watch the table, by the process they watch through.
         self.spectator_counts: dict[str, int] = {}
         self.chat_bucket = chat_bucket()
+        #: The last hint given (one search per position, however often asked).
+        self.last_hint: Hint | None = None
 
     @property
     def game(self) -> int:
@@ -350,6 +354,9 @@ class PlaySession:
         elif isinstance(message, Ping):
             await self.send(Pong())
             return
+        elif isinstance(message, HintRequest):
+            await self.hint()
+            return
         elif isinstance(message, Chat):
             table = self.following.table
             if table is None:
@@ -383,6 +390,25 @@ class PlaySession:
         await self.runtime.commands.submit(
             self.table_id, command, actor=f"seat:{self.seat}", known_version=known,
             expected_game=self.game)
+
+    async def hint(self) -> None:
+        """The expert's suggestion for this seat's turn, once per position."""
+        follower = self.following
+        state = follower.state
+        if state is None or not state.ruleset.hints:
+            raise Refusal("hints are for casual tables: this one has none")
+        hand = state.hand
+        if hand is None or state.phase != "playing" or hand.turn != self.seat:
+            raise IllegalMove("a hint is for your own turn")
+        version = follower.version
+        if self.last_hint is None or self.last_hint.version != version:
+            started = max((i for i, e in enumerate(follower.events)
+                           if isinstance(e, HandStarted)), default=0)
+            best = await self.runtime.bots.suggest(
+                state, follower.events[started:], f"{self.table_id}/{follower.game}/{version}")
+            self.last_hint = Hint(version, best.tile, best.end, best.scores_now,
+                                  round(best.expected_points, 1))
+        await self.send(self.last_hint)
 
     async def come_back(self, how: str) -> None:
         state = self.following.state

@@ -137,7 +137,12 @@ class Chat(Strict, frozen=True, kw_only=True, tag="chat"):
     name: Annotated[str, msgspec.Meta(max_length=200)] | None = None
 
 
-ClientMessage = Hello | PlayTile | CallMugginsMessage | Since | Rematch | Back | Ping | Chat
+class HintRequest(Strict, frozen=True, kw_only=True, tag="hint"):
+    """On a casual table (rules ``hints``), the expert's suggestion for my turn."""
+
+
+ClientMessage = (Hello | PlayTile | CallMugginsMessage | Since | Rematch | Back | Ping | Chat
+                 | HintRequest)
 client_message_decoder = msgspec.json.Decoder(ClientMessage)
 
 
@@ -201,6 +206,19 @@ class ChatLine(msgspec.Struct, frozen=True, tag="chat"):
     text: str | None
     phrase: str | None
     at: str
+
+
+class Hint(msgspec.Struct, frozen=True, tag="hint"):
+    """The expert's suggestion for the reader's turn (casual tables only)."""
+
+    version: int
+    tile: Tile
+    #: None: lead it.
+    end: int | None
+    #: What the play scores at once, and what the expert expects it to be
+    #: worth to the hand's end (the side's points minus the others').
+    scores_now: int
+    expected_points: float
 
 
 class Pong(msgspec.Struct, frozen=True, tag="pong"):

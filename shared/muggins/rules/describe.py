@@ -277,6 +277,12 @@ def describe(rules: Ruleset, language: Language = "en") -> list[tuple[str, str]]
         (say("Target", "Partida"), _target(rules, say)),
         (say("Lead", "Salida"), _leaders(rules, say)),
     ]
+    if rules.hints:
+        lines.append((say("Hints", "Pistas"), say(
+            "A casual table: on your turn you may ask the expert bot for a hint. Games here "
+            "are not rated.",
+            "Mesa amistosa: en tu turno puedes pedirle una pista al bot experto. Estas "
+            "partidas no cuentan para la clasificación.")))
     summary = preset_summary(rules.preset, language)
     if summary:
         lines.insert(0, (say("Variant", "Variante"),

@@ -56,6 +56,9 @@ class Ruleset(
     drawing: Drawing = "draw"
     #: Scoring plays must be claimed; an opponent may call "muggins" on a miss.
     muggins_rule: bool = False
+    #: A casual table: a player may ask the expert bot for a hint on their
+    #: own turn.  No preset has it, so such games are never rated.
+    hints: bool = False
 
     def __post_init__(self) -> None:
         if self.max_pip not in SET_SIZES:

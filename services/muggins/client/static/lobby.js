@@ -83,7 +83,10 @@ async function createTable(event) {
     chat: $("chat").checked,
   };
   const target = $("target").value.trim();
-  if (target) body.overrides = { target: Number(target) };
+  const overrides = {};
+  if (target) overrides.target = Number(target);
+  if ($("hints").checked) overrides.hints = true;
+  if (Object.keys(overrides).length) body.overrides = overrides;
   try {
     const table = await api("/tables", { method: "POST", body: JSON.stringify(body) });
     const link = `${location.origin}/play/${table.table_id}`;

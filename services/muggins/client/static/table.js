@@ -8,7 +8,7 @@
 // reconnects by itself and asks only for what it missed.
 import { drawBoard, tileSvg } from "./board.js";
 import { api, el, markTouch, playerIdentity, rememberIdentity, rememberName, savedName, sideNames } from "./common.js";
-import { describeEvent, endName, language, t, tileText, translatePage } from "./i18n.js";
+import { describeEvent, endName, endPhrase, language, t, tileText, translatePage } from "./i18n.js";
 import { playSound, soundSwitch } from "./sounds.js";
 
 const $ = (id) => document.getElementById(id);
@@ -354,6 +354,9 @@ function handle(message) {
     case "chat":
       addChat(message);
       break;
+    case "hint":
+      showHint(message);
+      break;
     case "error":
       if (message.code !== "stale-view") toast(message.message, 4000);
       break;
@@ -561,6 +564,7 @@ function render() {
   renderHand();
   renderPrompt();
   renderMuggins();
+  renderHintBar();
 }
 
 // The board in words, for screen readers: each open end, the count, the last move.
@@ -598,9 +602,10 @@ function renderHand() {
   const focusedIndex = [...hand.querySelectorAll(".tile-button")].indexOf(document.activeElement);
   hand.replaceChildren(...view.tiles.map((tile, index) => {
     const legal = myTurn && legalEnds(tile).length > 0;
+    const hinted = state.hint && state.hint.tile[0] === tile[0] && state.hint.tile[1] === tile[1];
     return el("button", {
       type: "button",
-      class: `tile-button${legal ? " legal" : ""}${index === state.selected ? " selected" : ""}`,
+      class: `tile-button${legal ? " legal" : ""}${index === state.selected ? " selected" : ""}${hinted ? " hinted" : ""}`,
       "aria-label": tileText(tile),
       "aria-disabled": legal ? "false" : "true",
       "aria-pressed": index === state.selected ? "true" : "false",
@@ -609,6 +614,29 @@ function renderHand() {
     }, tileSvg(tile));
   }));
   if (focusedIndex >= 0) hand.querySelectorAll(".tile-button")[Math.min(focusedIndex, view.tiles.length - 1)]?.focus();
+}
+
+// A casual table's hint: the expert's play for my turn, asked for.
+function renderHintBar() {
+  const bar = $("hint-bar");
+  const view = state.view;
+  const casual = Boolean(state.info?.ruleset?.hints) && mode === "play";
+  const myTurn = view && view.turn === mySeat() && view.phase === "playing";
+  bar.hidden = !casual;
+  $("hint-button").disabled = !myTurn;
+  if (state.hint && state.hint.version !== state.version) {
+    state.hint = null;
+    $("hint-text").textContent = "";
+  }
+}
+
+function showHint(hint) {
+  if (hint.version !== state.version) return; // the table moved on meanwhile
+  state.hint = hint;
+  const where = hint.end === null ? t("analysis.lead", { tile: tileText(hint.tile) })
+    : t("analysis.play", { tile: tileText(hint.tile), at: endPhrase(hint.end) });
+  $("hint-text").textContent = t("table.hintText", { play: where, points: hint.expected_points.toFixed(1) });
+  renderHand();
 }
 
 function renderPrompt() {
@@ -1013,7 +1041,8 @@ function showLinks() {
 
 function showTitle() {
   const title = state.info?.title;
-  $("table-title").textContent = title ? `${t("table.title", { id: tableId })} · ${title}` : t("table.title", { id: tableId });
+  const casual = state.info?.ruleset?.hints ? ` · ${t("table.casual")}` : "";
+  $("table-title").textContent = (title ? `${t("table.title", { id: tableId })} · ${title}` : t("table.title", { id: tableId })) + casual;
 }
 
 async function start() {
@@ -1049,6 +1078,10 @@ async function start() {
   $("chat-form").addEventListener("submit", sendChat);
   $("rules-button").addEventListener("click", openRules);
   $("sheet-button").addEventListener("click", openSheet);
+  $("hint-button").addEventListener("click", () => {
+    $("hint-text").textContent = t("analysis.thinking");
+    send({ type: "hint" });
+  });
   document.addEventListener("keydown", onKey);
   window.addEventListener("offline", goneOffline);
   window.addEventListener("online", backOnline);
