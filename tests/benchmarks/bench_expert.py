@@ -37,13 +37,13 @@ import msgspec
 from muggins.bots import Bot, GreedyBot
 from muggins.expert.bot import ExpertBot
 from muggins.expert.search import SearchSettings
-from muggins.rules.commands import CallMuggins, StartHand
-from muggins.rules.events import Event, PointsScored
-from muggins.rules.game import apply, play, start_game
+from muggins.rules.commands import AnyCommand
+from muggins.rules.events import GameEnded, HandStarted, PointsScored
 from muggins.rules.presets import preset
 from muggins.rules.ruleset import Ruleset
-from muggins.rules.shuffle import game_seed_from_text, hand_seed
-from muggins.selfplay import MAX_HANDS
+from muggins.rules.shuffle import game_seed_from_text
+from muggins.rules.state import GameState
+from muggins.selfplay import play_game_commands
 from tests.benchmarks.common import percentile
 
 #: (preset, seats, partnerships) -> the share of games the expert must win.
@@ -51,6 +51,12 @@ BARS: dict[tuple[str, int, bool], float] = {
     ("playelephant", 2, False): 0.80,
     ("playelephant", 4, True): 0.70,
     ("muggins", 2, False): 0.70,
+}
+#: The games the issue asks for, per seating (``--games`` plays fewer, for a quick look).
+GAMES: dict[tuple[str, int, bool], int] = {
+    ("playelephant", 2, False): 2000,
+    ("playelephant", 4, True): 1000,
+    ("muggins", 2, False): 1000,
 }
 #: The generic ISMCTS (random playouts) the issue measured: budget ms -> share won.
 GENERIC_REFERENCE = {35.0: 0.65, 200.0: 0.80}
@@ -92,89 +98,72 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
+class TimedExpert:
+    """An expert whose decisions are timed; the generic yardstick is told
+    nothing of the hand's events (no proofs from draws and passes)."""
+
+    def __init__(self, expert: ExpertBot, learns: bool) -> None:
+        self.expert = expert
+        self.decision_seconds: list[float] = []
+        self.iterations = 0
+        self.search_seconds = 0.0
+        if learns:
+            self.observe = expert.observe
+
+    def choose(self, state: GameState) -> AnyCommand:
+        began = time.perf_counter()
+        command = self.expert.choose(state)
+        took = time.perf_counter() - began
+        self.decision_seconds.append(took)
+        search = self.expert.last_search
+        if search is not None and search.iterations:
+            self.iterations += search.iterations
+            self.search_seconds += took
+        self.expert.last_search = None
+        return command
+
+    def calls_muggins(self, state: GameState, seat: int) -> bool:
+        return self.expert.calls_muggins(state, seat)
+
+
 def play_one(setup: Setup, deal: int, expert_side: int) -> GameResult:
-    """One game of deal ``deal`` with the expert playing side ``expert_side``."""
+    """One game of deal ``deal`` with the expert playing side ``expert_side``
+    (the game loop is self-play's, as ``muggins simulate`` plays it)."""
     rules: Ruleset = preset(setup.preset, setup.seats, setup.partnerships)
     game_seed = game_seed_from_text(f"bench-expert/{setup.preset}/{setup.seats}/{deal}")
     bots: list[Bot] = []
-    experts: dict[int, ExpertBot] = {}
+    experts: list[TimedExpert] = []
     for seat in range(rules.seats):
         if rules.side_of(seat) == expert_side:
-            expert = ExpertBot(
-                random.Random(deal * 31 + seat),
-                budget_ms=setup.budget_ms,
-                iterations=setup.iterations,
-                clock=time.perf_counter,
-                settings=setup.settings,
-            )
-            experts[seat] = expert
+            expert = TimedExpert(ExpertBot(
+                random.Random(deal * 31 + seat), budget_ms=setup.budget_ms,
+                iterations=setup.iterations, clock=time.perf_counter, settings=setup.settings,
+            ), learns=not setup.generic)
+            experts.append(expert)
             bots.append(expert)
         else:
             bots.append(GreedyBot())
-    decision_seconds: list[float] = []
-    iterations = 0
-    search_seconds = 0.0
     points = [0] * rules.side_count
     hands = 0
-    state, events = start_game(rules)
-
-    def observed(new: Sequence[Event]) -> None:
-        # The yardstick knows no more than the view: no proofs from draws and passes.
-        if not setup.generic:
-            for expert in experts.values():
-                expert.observe(new)
-        for event in new:
+    winner: int | None = None
+    for result in play_game_commands(rules, game_seed, bots):
+        for event in result.events:
             if isinstance(event, PointsScored):
                 points[event.side] += event.points
-
-    while state.phase != "game-over":
-        if state.phase == "between-hands":
-            if state.hands_played >= MAX_HANDS:
-                raise RuntimeError("a runaway game")
-            seed = hand_seed(game_seed, state.hands_played + 1).hex()
-            state, events = play(state, StartHand(seed=seed))
-            observed(events)
-            hands += 1
-            continue
-        hand = state.hand
-        assert hand is not None
-        caller = next(
-            (
-                (hand.turn + offset) % rules.seats
-                for offset in range(rules.seats)
-                if bots[(hand.turn + offset) % rules.seats].calls_muggins(
-                    state, (hand.turn + offset) % rules.seats
-                )
-            ),
-            None,
-        )
-        if caller is not None:
-            state, events = apply(state, CallMuggins(seat=caller))
-            observed(events)
-            continue
-        seat = hand.turn
-        began = time.perf_counter()
-        command = bots[seat].choose(state)
-        took = time.perf_counter() - began
-        deciding = experts.get(seat)
-        if deciding is not None:
-            decision_seconds.append(took)
-            if deciding.last_search is not None and deciding.last_search.iterations:
-                iterations += deciding.last_search.iterations
-                search_seconds += took
-            deciding.last_search = None
-        state, events = play(state, command)
-        observed(events)
+            elif isinstance(event, HandStarted):
+                hands += 1
+            elif isinstance(event, GameEnded):
+                winner = event.winner_side
     others = sum(points) - points[expert_side]
     return GameResult(
-        expert_won=state.winner_side == expert_side,
-        drawn=state.winner_side is None,
+        expert_won=winner == expert_side,
+        drawn=winner is None,
         hands=hands,
         expert_points=points[expert_side],
         other_points=others // max(1, rules.side_count - 1),
-        decision_seconds=decision_seconds,
-        iterations=iterations,
-        search_seconds=search_seconds,
+        decision_seconds=[s for e in experts for s in e.decision_seconds],
+        iterations=sum(e.iterations for e in experts),
+        search_seconds=sum(e.search_seconds for e in experts),
     )
 
 
@@ -244,8 +233,8 @@ def run(setup: Setup, games: int, processes: int) -> bool | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--games", type=int, default=200, help="games per seating (rounded "
-                        "up to whole duplicates)")
+    parser.add_argument("--games", type=int, default=None, help="games per seating, rounded "
+                        "up to whole duplicates (default: the issue's 2000, 1000 and 1000)")
     parser.add_argument("--preset", default=None, help="one preset (default: the three bars)")
     parser.add_argument("--seats", type=int, default=2)
     parser.add_argument("--partnerships", action="store_true")
@@ -272,7 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, seats, partners in seatings:
         setup = Setup(name, seats, partners, args.budget_ms, args.iterations, args.generic,
                       settings)
-        results.append(run(setup, args.games, args.processes))
+        games = args.games or GAMES.get((name, seats, partners), 200)
+        results.append(run(setup, games, args.processes))
     missed = [r for r in results if r is False]
     print("\nbars met" if not missed else "\nBARS MISSED")
     return 1 if missed else 0

@@ -12,6 +12,12 @@ and count, and only loopback is used.
 
     python3 deploy/dev.py bench service             # N = 100, 250, 500
     MUGGINS_BENCH_TABLES=500,750 python3 deploy/dev.py bench service
+
+With MUGGINS_BENCH_BOTS=expert (or greedy, random) the second seat of every
+table is a server-side bot of that level instead of a client: the expert
+thinks in the service's worker processes, and the figures are those of the
+human-seat clients, whose moves must not wait for the bots' thinking.  It
+prints the all-clients run beside it for comparison.
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ from muggins.replay.verify import verify_game
 from tests.benchmarks.common import messages_until, percentile
 
 SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
+#: A server-side bot level for every table's second seat ("" : a client there too).
+BOTS = os.environ.get("MUGGINS_BENCH_BOTS", "")
 THINK = (0.8, 1.2)  # seconds a seat waits before it plays
 
 
@@ -111,16 +119,21 @@ async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: 
         stats.errors.append(f"disconnected: {error}")
 
 
-async def create_tables(base_url: str, tables: int) -> tuple[list[str], list[tuple[str, str, int]]]:
-    """N two-seat tables with both seats taken: their ids, and (table, token, seat) per seat."""
+async def create_tables(base_url: str, tables: int, bots: str = ""
+                        ) -> tuple[list[str], list[tuple[str, str, int]]]:
+    """N two-seat tables with both seats taken (seat 1 by a server bot of
+    level ``bots`` if given): their ids, and (table, token, seat) per client seat."""
     ids: list[str] = []
     seats: list[tuple[str, str, int]] = []
     async with httpx.AsyncClient(base_url=base_url, timeout=30,
                                  limits=httpx.Limits(max_connections=50)) as http:
         async def one_table() -> None:
-            table = (await http.post("/tables", json={"seats": 2})).json()
+            spec: dict[str, object] = {"seats": 2}
+            if bots:
+                spec["bots"] = [{"seat": 1, "level": bots}]
+            table = (await http.post("/tables", json=spec)).json()
             ids.append(table["table_id"])
-            for seat in (0, 1):
+            for seat in ((0,) if bots else (0, 1)):
                 granted = (await http.post(f"/tables/{table['table_id']}/seats/{seat}",
                                            json={"name": f"load{seat}"})).json()
                 seats.append((table["table_id"], granted["token"], seat))
@@ -150,8 +163,9 @@ async def play_tables(base_url: str, seats: list[tuple[str, str, int]]) -> tuple
     return stats, elapsed
 
 
-async def run_load(base_url: str, tables: int) -> tuple[Stats, list[str], float]:
-    ids, seats = await create_tables(base_url, tables)
+async def run_load(base_url: str, tables: int, bots: str = ""
+                   ) -> tuple[Stats, list[str], float]:
+    ids, seats = await create_tables(base_url, tables, bots)
     stats, elapsed = await play_tables(base_url, seats)
     return stats, ids, elapsed
 
@@ -215,15 +229,19 @@ async def main() -> int:
         env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
                "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
         try:
-            for tables in sizes:
+            runs = [(tables, level) for tables in sizes
+                    for level in ([BOTS, ""] if BOTS else [""])]
+            for tables, level in runs:
                 # A fresh service process for each N: one run's games do not
                 # weigh on the next.
-                async with service_process(Path(folder), env, f"serve-{tables}") as base_url:
-                    stats, ids, elapsed = await run_load(base_url, tables)
+                async with service_process(Path(folder), env, f"serve-{tables}{level}") as base_url:
+                    stats, ids, elapsed = await run_load(base_url, tables, level)
                 bad_games = await verify_tables(database_url, ids)
-                results.append((tables, stats, elapsed, bad_games))
+                if level == BOTS:
+                    results.append((tables, stats, elapsed, bad_games))
                 p50, p99 = percentile(stats.latencies, 0.5), percentile(stats.latencies, 0.99)
-                print(f"{tables:>4} tables: {stats.moves / elapsed:7.1f} moves/s, "
+                who = f"client + {level} bot" if level else "two clients"
+                print(f"{tables:>4} tables ({who}): {stats.moves / elapsed:7.1f} client moves/s, "
                       f"command->broadcast p50 {p50:6.1f} ms, p99 {p99:6.1f} ms, "
                       f"errors {len(stats.errors)}, gaps {stats.gaps}, "
                       f"unconfirmed {stats.unconfirmed}, games failing verification {bad_games}",
