@@ -76,7 +76,7 @@ async def test_hints_on_a_casual_table_only_and_never_rated(service: Running) ->
         await ana.send({"type": "hint"})
         answer = await ana.until(lambda m: m["type"] in ("hint", "error"), timeout=30)
         if not hints:
-            assert answer["type"] == "error" and answer["code"] == "refused"
+            assert answer["type"] == "error" and answer["code"] == "hints-off"
             await ana.close()
             continue
         assert answer["type"] == "hint", answer

@@ -7,18 +7,26 @@ the same file for any id; the page reads the id from its address.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
+import structlog
 from litestar import Request, Response, get
 from litestar.connection import ASGIConnection
 from litestar.exceptions import HTTPException, NotFoundException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath, FromQuery
 from litestar.static_files import create_static_files_router
-from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_404_NOT_FOUND, HTTP_409_CONFLICT
+from litestar.status_codes import (
+    HTTP_400_BAD_REQUEST,
+    HTTP_404_NOT_FOUND,
+    HTTP_409_CONFLICT,
+    HTTP_503_SERVICE_UNAVAILABLE,
+)
 from litestar.types import ControllerRouterHandler
 
 from muggins.client.guide import Guide, guide
@@ -35,11 +43,14 @@ from muggins.rules.describe import (
     seating_words,
 )
 from muggins.rules.errors import InvalidRuleset
+from muggins.rules.events import Event
 from muggins.rules.game import fold
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
+from muggins.rules.state import GameState
 from muggins.streams import game_stream, is_table_id
 from muggins.tables.protocol import RuleLine
 
+log = structlog.get_logger(__name__)
 STATIC = Path(__file__).parent / "static"
 #: Pages are small and change with each release: always revalidated.
 NO_CACHE = {"Cache-Control": "no-cache"}
@@ -142,6 +153,11 @@ async def guide_data(name: FromPath[str], lang: FromQuery[str] = "en") -> Guide:
 #: Analyses already made (they are deterministic: the same hand, the same answer).
 _ANALYSES: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
 _ANALYSES_KEPT = 128
+#: Analyses being thought out: a second asker waits for the first's answer.
+_THINKING: dict[tuple[str, int, int], asyncio.Future[bytes]] = {}
+#: At most this many hands analysed at once: the workers are the bots' too,
+#: and live tables come first.
+_AT_ONCE = 1
 
 
 @get("/tables/{table_id:str}/games/{game:int}/hands/{hand:int}/analysis",
@@ -165,14 +181,38 @@ async def hand_analysis(
                                        "analysed when it ends")
         before = fold(entry.event for entry in stored[: part.start])
         events = [entry.event for entry in stored[part.start : part.stop]]
-        if runtime.bots is None:
-            raise HTTPException(status_code=HTTP_409_CONFLICT,
-                                detail="this process does not analyse hands")
-        cached = await runtime.bots.analyse(before, events, f"{table_id}/{game}")
-        _ANALYSES[key] = cached
-        while len(_ANALYSES) > _ANALYSES_KEPT:
-            _ANALYSES.popitem(last=False)
+        cached = await _analysed(runtime.bots, key, before, events)
     return Response(cached, media_type="application/json")
+
+
+async def _analysed(bots: Any, key: tuple[str, int, int], before: GameState,
+                    events: Sequence[Event]) -> bytes:
+    """The hand's analysis: thought out once, whoever asks meanwhile."""
+    waiting = _THINKING.get(key)
+    if waiting is not None:
+        return await asyncio.shield(waiting)
+    if bots is None or len(_THINKING) >= _AT_ONCE:
+        raise HTTPException(status_code=HTTP_503_SERVICE_UNAVAILABLE,
+                            detail="the analyst is busy with another hand: try again in a moment",
+                            headers={"Retry-After": "2"})
+    answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+    _THINKING[key] = answer
+    try:
+        result: bytes = await bots.analyse(before, events, f"{key[0]}/{key[1]}")
+    except Exception as error:
+        answer.set_exception(error)
+        answer.exception()  # (retrieved: an unawaited failure is not logged twice)
+        log.error("a hand could not be analysed", table=key[0], game=key[1], hand=key[2],
+                  error=repr(error))
+        raise HTTPException(status_code=HTTP_503_SERVICE_UNAVAILABLE,
+                            detail="the hand cannot be analysed just now") from None
+    finally:
+        _THINKING.pop(key, None)
+    answer.set_result(result)
+    _ANALYSES[key] = result
+    while len(_ANALYSES) > _ANALYSES_KEPT:
+        _ANALYSES.popitem(last=False)
+    return result
 
 
 async def _stored_game(store: Any, table_id: str, game: int, hand: int) -> list[StoredEvent]:

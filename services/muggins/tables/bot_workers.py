@@ -114,19 +114,15 @@ class BotWorkers:
         budget = self.budget_ms if budget_ms is None else budget_ms
         if level not in HEAVY:
             return decide(level, state, events, seed, budget)
-        state_json, events_json = _encode(state), _encode(list(events))
-        loop = asyncio.get_running_loop()
-        for attempt in (1, 2):
-            try:
-                answer = await loop.run_in_executor(self._executor(), _decide_in_worker, level,
-                                                    state_json, events_json, seed, budget)
-                return _command_decoder.decode(answer)
-            except BrokenProcessPool as error:
-                log.error("the bot workers broke; starting them again", attempt=attempt,
-                          error=repr(error))
-                self._discard()
-        log.error("the expert could not move; the greedy bot moves instead")
-        return decide("greedy", state, events, seed)
+        try:
+            answer = await self._in_worker(_decide_in_worker, level, _encode(state),
+                                           _encode(list(events)), seed, budget)
+            return _command_decoder.decode(answer)
+        except Exception as error:
+            # Whatever went wrong, the table must not wait on it for ever.
+            log.error("the expert could not move; the greedy bot moves instead",
+                      error=repr(error))
+            return decide("greedy", state, events, seed)
 
     async def analyse(self, before: GameState, events: Sequence[Event], seed: str) -> bytes:
         """A finished hand's analysis, as JSON, thought out in a worker."""
@@ -144,18 +140,22 @@ class BotWorkers:
     async def _in_worker(self, function: Callable[..., bytes], *arguments: object) -> bytes:
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
+            pool = self._executor()
             try:
-                return await loop.run_in_executor(self._executor(), function, *arguments)
+                return await loop.run_in_executor(pool, function, *arguments)
             except BrokenProcessPool as error:
                 log.error("the bot workers broke; starting them again", attempt=attempt,
                           error=repr(error))
-                self._discard()
+                self._discard(pool)
         raise RuntimeError("the bot workers keep breaking")
 
-    def _discard(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+    def _discard(self, pool: ProcessPoolExecutor | None = None) -> None:
+        """Drop the pool (only ``pool``, if given: not one another caller made since)."""
+        if pool is not None and pool is not self._pool:
+            return
+        broken, self._pool = self._pool, None
+        if broken is not None:
+            broken.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         """Stop the workers (what they are thinking about is dropped)."""

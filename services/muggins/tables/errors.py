@@ -36,6 +36,13 @@ class BadToken(Refusal, PermissionError):
     status = 403
 
 
+class HintsOff(Refusal):
+    """A hint asked for at a table that gives none (not a casual table)."""
+
+    code = "hints-off"
+    status = 403
+
+
 class TooManySockets(Refusal):
     code = "too-many-sockets"
     status = 429

@@ -22,10 +22,10 @@ from muggins.logs import log_context
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Event, HandStarted, event_encoder, visible_to
-from muggins.rules.game import decide
+from muggins.rules.game import decide, forced_move
 from muggins.streams import spectators_subject
 from muggins.tables.chat import chat_bucket
-from muggins.tables.errors import TRANSIENT, Refusal, StaleView
+from muggins.tables.errors import TRANSIENT, HintsOff, Refusal, StaleView
 from muggins.tables.follower import GameFollower
 from muggins.tables.http import client_address
 from muggins.tables.limits import POLICY_VIOLATION, Strikes, TokenBucket
@@ -91,6 +91,7 @@ class PlaySession:
         self.chat_bucket = chat_bucket()
         #: The last hint given (one search per position, however often asked).
         self.last_hint: Hint | None = None
+        self.hinting: asyncio.Task[None] | None = None
 
     @property
     def game(self) -> int:
@@ -168,10 +169,11 @@ class PlaySession:
             try:
                 feeds = self.runtime.feeds
                 self.spectator_counts[feeds.process] = feeds.watching(self.table_id)
-                since = hello.since
+                since, seen_game = hello.since, hello.game
                 try:
-                    await followers.join(self.table_id, self,
-                                         on_join=lambda follower: self.welcome(follower, since))
+                    await followers.join(
+                        self.table_id, self,
+                        on_join=lambda follower: self.welcome(follower, since, seen_game))
                 except TRANSIENT:
                     await self.fail("unavailable", "the table cannot be reached just now: "
                                     "reconnect in a moment", 1013)
@@ -181,6 +183,8 @@ class PlaySession:
                 await self.join_chat()
                 await self.serve_both_ways()
             finally:
+                if self.hinting is not None:
+                    self.hinting.cancel()
                 for subscription in self.subscriptions:
                     with contextlib.suppress(Exception):
                         await subscription.unsubscribe()
@@ -204,10 +208,13 @@ class PlaySession:
                 with contextlib.suppress(Exception):
                     await self.socket.close(1011, "internal error")
 
-    async def welcome(self, follower: GameFollower, since: int | None) -> None:
+    async def welcome(self, follower: GameFollower, since: int | None,
+                      seen_game: int | None = None) -> None:
         """The first messages (run as the seat joins the follower: nothing
         is told meanwhile)."""
         self.follower = follower
+        if since is not None and seen_game is not None and seen_game != follower.game:
+            since = 0  # the client's versions are another game's: all of this one
         assert follower.table is not None
         clock = follower.table.state.turn_clock_seconds
         if follower.state is None or since is None or since >= follower.version:
@@ -355,12 +362,12 @@ class PlaySession:
             await self.send(Pong())
             return
         elif isinstance(message, HintRequest):
-            await self.hint()
+            self.start_hint()
             return
         elif isinstance(message, Chat):
             table = self.following.table
-            if table is None:
-                return
+            if table is None or self.runtime.chat is None:
+                raise Refusal("the chat cannot be reached here")
             seat = table.state.seats[self.seat]
             await self.runtime.chat.say(
                 self.table_id, enabled=table.state.chat, bucket=self.chat_bucket,
@@ -391,24 +398,38 @@ class PlaySession:
             self.table_id, command, actor=f"seat:{self.seat}", known_version=known,
             expected_game=self.game)
 
+    def start_hint(self) -> None:
+        """Think of a hint beside the socket's loop (the search takes its
+        budget; pings and moves are answered meanwhile), one at a time."""
+        if self.hinting is not None and not self.hinting.done():
+            return
+        self.hinting = asyncio.create_task(self.hint())
+
     async def hint(self) -> None:
         """The expert's suggestion for this seat's turn, once per position."""
-        follower = self.following
-        state = follower.state
-        if state is None or not state.ruleset.hints:
-            raise Refusal("hints are for casual tables: this one has none")
-        hand = state.hand
-        if hand is None or state.phase != "playing" or hand.turn != self.seat:
-            raise IllegalMove("a hint is for your own turn")
-        version = follower.version
-        if self.last_hint is None or self.last_hint.version != version:
-            started = max((i for i, e in enumerate(follower.events)
-                           if isinstance(e, HandStarted)), default=0)
-            best = await self.runtime.bots.suggest(
-                state, follower.events[started:], f"{self.table_id}/{follower.game}/{version}")
-            self.last_hint = Hint(version, best.tile, best.end, best.scores_now,
-                                  round(best.expected_points, 1))
-        await self.send(self.last_hint)
+        try:
+            follower = self.following
+            state = follower.state
+            if state is None or not state.ruleset.hints:
+                raise HintsOff("hints are for casual tables: this one has none")
+            hand = state.hand
+            if (hand is None or state.phase != "playing" or hand.turn != self.seat
+                    or not follower.at_append_end or forced_move(state) is not None):
+                raise IllegalMove("a hint is for your own turn, when you have a play to choose")
+            key = (follower.game, follower.version)
+            if self.last_hint is None or (self.last_hint.game, self.last_hint.version) != key:
+                started = max((i for i, e in enumerate(follower.events)
+                               if isinstance(e, HandStarted)), default=0)
+                best = await self.runtime.bots.suggest(
+                    state, follower.events[started:], f"{self.table_id}/{key[0]}/{key[1]}")
+                self.last_hint = Hint(key[0], key[1], best.tile, best.end, best.scores_now,
+                                      round(best.expected_points, 1))
+            await self.send(self.last_hint)
+        except (IllegalMove, Refusal) as refused:
+            await self.fail(refused.code, str(refused))
+        except Exception as error:  # the expert failed: say so, the table goes on
+            log.error("a hint could not be thought out", error=repr(error))
+            await self.fail("hint-unavailable", "no hint can be given just now")
 
     async def come_back(self, how: str) -> None:
         state = self.following.state

@@ -36,7 +36,8 @@ class CreateTable(Strict, frozen=True, kw_only=True):
     #: A table chat for everyone seated and watching (off: nobody may say anything).
     chat: bool = True
     #: The expert bot's thinking time per decision at this table (None: the service's).
-    bot_budget_ms: Annotated[int, msgspec.Meta(ge=10, le=5000)] | None = None
+    #: (At most 2 s: the scheduler's claim on a table lasts 3.)
+    bot_budget_ms: Annotated[int, msgspec.Meta(ge=10, le=2000)] | None = None
 
 
 class PlayerIdentity(Strict, frozen=True, kw_only=True):
@@ -97,6 +98,9 @@ class Hello(Strict, frozen=True, kw_only=True, tag="hello"):
     token: Annotated[str, msgspec.Meta(min_length=1, max_length=TOKEN_MAX)]
     #: The last version this client saw: it gets everything after it.
     since: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    #: The game ``since`` is a version of: another game than the table's
+    #: current one, and the client gets the current game from its start.
+    game: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class PlayTile(Strict, frozen=True, kw_only=True, tag="play"):
@@ -211,6 +215,7 @@ class ChatLine(msgspec.Struct, frozen=True, tag="chat"):
 class Hint(msgspec.Struct, frozen=True, tag="hint"):
     """The expert's suggestion for the reader's turn (casual tables only)."""
 
+    game: int
     version: int
     tile: Tile
     #: None: lead it.

@@ -328,9 +328,10 @@ class SpectatorFeeds:
 
 async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: ignore[type-arg]
                              sockets: SocketsPerAddress, table_id: str,
-                             since: int | None, chat: TableChat | None = None) -> None:
+                             since: int | None, chat: TableChat | None = None,
+                             game: int | None = None) -> None:
     """Send the feed to one spectator; read only ``since`` (to resume) from it."""
-    feed, first = await feeds.join(table_id, since)
+    feed, first = await feeds.join(table_id, since, game)
     #: The spectator's place in the feed; a resume ("since") replaces it.
     current = [first]
 
@@ -344,12 +345,19 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: 
                 await socket.close(1013, "you fell behind: reconnect with since")
                 return
             await socket.send_data(message.json)
-            if chat is not None and not listening:
-                await join_chat(chat)  # after the welcome, so the page knows the table
+            if not welcomed:
+                # The chat after the welcome, so that the page knows the table.
+                welcomed.append(True)
+                for line in early:
+                    await hear(line)
+                early.clear()
 
     resends = TokenBucket(SINCE_PER_SECOND, SINCE_BURST)
     talk = chat_bucket()
     listening: list[BusSubscription] = []
+    #: Chat lines that came before the welcome went out (sent right after it).
+    early: list[ChatLine] = []
+    welcomed: list[bool] = []
     pings = TokenBucket(1.0, 5)
     strikes = Strikes()
 
@@ -398,12 +406,15 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: 
                            bucket=talk, name=speaker_name(message.name, "spectator"), seat=None,
                            text=message.text, phrase=message.phrase)
         except Refusal as refused:
-            await socket.send_data(encode(ErrorMessage(refused.code, str(refused))).decode())
+            await refuse(refused.code, str(refused))  # a flood of refused lines is sent away
         except TRANSIENT:
             await socket.send_data(encode(ErrorMessage(
                 "unavailable", "the chat cannot be reached just now: try again")).decode())
 
     async def hear(line: ChatLine) -> None:
+        if not welcomed:
+            early.append(line)
+            return
         with contextlib.suppress(Exception):  # the socket may be closing
             await socket.send_data(encode(line).decode())
 
@@ -416,6 +427,12 @@ async def _watch_socket_loop(socket: WebSocket, feeds: SpectatorFeeds,  # type: 
             log.warning("the chat's recent lines could not be read", error=repr(error))
 
     with log_context(table=table_id, reader="spectator"):
+        if chat is not None:
+            try:
+                await join_chat(chat)
+            except Exception:
+                await feeds.leave(feed, current[0])
+                raise
         tasks = [asyncio.create_task(send_loop()), asyncio.create_task(receive_loop())]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -436,6 +453,7 @@ async def watch_socket(
     socket: WebSocket,  # type: ignore[type-arg]
     table_id: FromPath[str],
     since: FromQuery[int | None] = None,
+    game: FromQuery[int | None] = None,
 ) -> None:
     await socket.accept()
     runtime = runtime_of(socket)
@@ -443,13 +461,15 @@ async def watch_socket(
         checked_id(table_id)
         if since is not None and since < 0:
             raise BadRequest("since is a version: 0 or more")
+        if game is not None and not 0 <= game <= 1_000_000:
+            raise BadRequest("game is a game number: 0 to 1000000")
         with runtime.sockets.slot(client_address(socket), "watch") as allowed:
             if not allowed:
                 await refuse_socket(socket, "too-many-sockets",
                                     "too many connections from your address")
                 return
             await _watch_socket_loop(socket, runtime.feeds, runtime.sockets, table_id, since,
-                                     runtime.chat)
+                                     runtime.chat, game)
     except Refusal as error:
         with contextlib.suppress(Exception):
             await socket.send_data(encode(ErrorMessage(error.code, str(error))).decode())

@@ -124,12 +124,16 @@ class TileTables:
 
 
 _TABLES: dict[Ruleset, TileTables] = {}
+#: Rulesets whose tables are kept (a long-lived worker meets many custom ones).
+_TABLES_KEPT = 64
 
 
 def tables_for(ruleset: Ruleset) -> TileTables:
     """The (cached) tables of ``ruleset``."""
     tables = _TABLES.get(ruleset)
     if tables is None:
+        if len(_TABLES) >= _TABLES_KEPT:
+            _TABLES.clear()
         tables = _TABLES[ruleset] = TileTables(ruleset)
     return tables
 

@@ -152,7 +152,11 @@ async function refreshBoard() {
 function takeIdentityFromAddress() {
   const match = /^#identity=([0-9a-fA-F-]{8,64})\.([A-Za-z0-9_-]{8,128})$/.exec(location.hash);
   if (!match) return;
-  rememberIdentity(match[1], match[2]);
+  const mine = playerIdentity();
+  // Another identity than the one this browser has: only if the reader says so.
+  if (!mine || mine.player_id === match[1] || confirm(t("lobby.identityReplace"))) {
+    rememberIdentity(match[1], match[2]);
+  }
   history.replaceState(null, "", location.pathname + location.search);
 }
 

@@ -29,6 +29,8 @@ export function playSound(kind) {
   document.body.dataset.lastSound = kind;
   try {
     context = context || new AudioContext();
+    // A context made before the reader touched the page starts suspended.
+    if (context.state === "suspended") context.resume().catch(() => {});
     let at = context.currentTime;
     for (const [frequency, seconds] of SOUNDS[kind]) {
       const oscillator = context.createOscillator();
@@ -44,6 +46,14 @@ export function playSound(kind) {
   } catch {
     // No audio here (or not allowed yet): the page works the same without.
   }
+}
+
+// Browsers let sound start only after the reader has touched the page: wake
+// the context at the first touch, so that later sounds are heard.
+for (const kind of ["pointerdown", "keydown"]) {
+  addEventListener(kind, () => {
+    if (context && context.state === "suspended") context.resume().catch(() => {});
+  }, { once: true, capture: true });
 }
 
 // The on/off switch, as a button that says what it is.

@@ -181,12 +181,16 @@ async function sit(event) {
 
 function socketUrl() {
   const base = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/tables/${encodeURIComponent(tableId)}`;
-  if (mode === "watch") return `${base}/watch?since=${state.version}`;
+  // (the game those versions are of, once the page knows one: another game comes whole)
+  if (mode === "watch") return `${base}/watch?since=${state.version}${state.game ? `&game=${state.game}` : ""}`;
   return `${base}/play`;
 }
 
 function connect() {
+  clearTimeout(state.reconnectTimer);
   if (state.stopped) return;
+  const open = state.socket?.readyState;
+  if (open === WebSocket.OPEN || open === WebSocket.CONNECTING) return; // one at a time
   if (!state.wasConnected) banner("online", t("table.connecting"));
   const socket = new WebSocket(socketUrl());
   state.socket = socket;
@@ -196,7 +200,10 @@ function connect() {
     if (mode === "play") {
       // since: everything of the game after what this page holds (all of
       // it when the page has just opened, so the history is rebuilt).
-      socket.send(JSON.stringify({ type: "hello", token: state.seat.token, since: state.version }));
+      // (with the game those versions are of: another game is sent whole)
+      const hello = { type: "hello", token: state.seat.token, since: state.version };
+      if (state.game) hello.game = state.game;
+      socket.send(JSON.stringify(hello));
     }
   });
   socket.addEventListener("message", (message) => {
@@ -232,7 +239,8 @@ function reconnectLater() {
   state.socket = null;
   state.lostConnection = true;
   banner("offline", state.offline ? t("table.offline") : t("table.reconnecting"));
-  setTimeout(connect, state.retryDelay);
+  clearTimeout(state.reconnectTimer);
+  state.reconnectTimer = setTimeout(connect, state.retryDelay);
   state.retryDelay = Math.min(state.retryDelay * 2, 5000);
 }
 
@@ -359,6 +367,7 @@ function handle(message) {
       break;
     case "error":
       if (message.code !== "stale-view") toast(message.message, 4000);
+      if ($("hint-text").textContent === t("analysis.thinking")) $("hint-text").textContent = "";
       break;
     default:
       break; // pong, and anything newer than this page
@@ -624,14 +633,14 @@ function renderHintBar() {
   const myTurn = view && view.turn === mySeat() && view.phase === "playing";
   bar.hidden = !casual;
   $("hint-button").disabled = !myTurn;
-  if (state.hint && state.hint.version !== state.version) {
+  if (state.hint && (state.hint.version !== state.version || state.hint.game !== state.game)) {
     state.hint = null;
     $("hint-text").textContent = "";
   }
 }
 
 function showHint(hint) {
-  if (hint.version !== state.version) return; // the table moved on meanwhile
+  if (hint.game !== state.game || hint.version !== state.version) return; // the table moved on
   state.hint = hint;
   const where = hint.end === null ? t("analysis.lead", { tile: tileText(hint.tile) })
     : t("analysis.play", { tile: tileText(hint.tile), at: endPhrase(hint.end) });
@@ -863,14 +872,14 @@ function showResult(event) {
   board.setAttribute("role", "img");
   board.setAttribute("aria-label", t("table.finalBoard"));
   board.id = "final-board";
-  const layout = state.lastLayout;
-  if (layout) drawBoard(board, layout, { last: state.lastTile });
-  else {
-    // Opened after the hand ended: the replay has its last board.
-    api(`/tables/${encodeURIComponent(tableId)}/games/${state.game}/hands/${event.hand}/replay`)
-      .then((replay) => drawBoard(board, replay.steps[replay.steps.length - 1].layout))
-      .catch(() => {});
-  }
+  // The last view may predate the hand's last play (it came in the same
+  // append as the hand's end): the replay has the final board for sure.
+  if (state.lastLayout) drawBoard(board, state.lastLayout, { last: state.lastTile });
+  api(`/tables/${encodeURIComponent(tableId)}/games/${state.game}/hands/${event.hand}/replay`)
+    .then((replay) => {
+      if (board.isConnected) drawBoard(board, replay.steps[replay.steps.length - 1].layout, { last: state.lastTile });
+    })
+    .catch(() => {});
   const seats = event.hands.map((tiles, seat) => el("li", { dataset: { seat: String(seat) } },
     el("strong", {}, `${names[seat] ?? seatLabel(seat)}: `),
     el("span", { class: "hand-tiles" }, ...tiles.map((tile) => tileSvg(tile))),
@@ -1079,8 +1088,7 @@ async function start() {
   $("rules-button").addEventListener("click", openRules);
   $("sheet-button").addEventListener("click", openSheet);
   $("hint-button").addEventListener("click", () => {
-    $("hint-text").textContent = t("analysis.thinking");
-    send({ type: "hint" });
+    if (send({ type: "hint" }, { expectAnswer: false })) $("hint-text").textContent = t("analysis.thinking");
   });
   document.addEventListener("keydown", onKey);
   window.addEventListener("offline", goneOffline);
