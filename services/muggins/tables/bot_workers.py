@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -87,6 +89,19 @@ def _warm() -> None:
     """Nothing: importing this module in a worker is the warming."""
 
 
+def _leave_with(parent: int) -> None:
+    """A worker's first act: a watch that ends it as soon as the service
+    that started it is gone (killed, or stopped without waiting for it), so
+    that no orphan goes on thinking."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 class BotWorkers:
     """The pool the expert thinks in (``workers`` processes)."""
 
@@ -99,7 +114,8 @@ class BotWorkers:
         if self._pool is None:
             # spawn: a worker must not inherit the loop, its sockets and threads.
             self._pool = ProcessPoolExecutor(self.workers,
-                                             mp_context=multiprocessing.get_context("spawn"))
+                                             mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_leave_with, initargs=(os.getpid(),))
         return self._pool
 
     async def start(self) -> None:
