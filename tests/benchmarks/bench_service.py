@@ -229,8 +229,11 @@ async def main() -> int:
         env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
                "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
         try:
+            # The all-clients run first: a bot run's tables go on playing on
+            # the next service process (their next steps are durable), and
+            # would weigh on whatever runs after them.
             runs = [(tables, level) for tables in sizes
-                    for level in ([BOTS, ""] if BOTS else [""])]
+                    for level in (["", BOTS] if BOTS else [""])]
             for tables, level in runs:
                 # A fresh service process for each N: one run's games do not
                 # weigh on the next.

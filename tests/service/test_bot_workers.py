@@ -61,3 +61,15 @@ async def test_a_failing_expert_gives_way_to_greedy(monkeypatch: pytest.MonkeyPa
     command = await workers.move("expert", state, events, "seed")
     assert isinstance(command, Play)  # greedy's play: the table goes on
     workers.close()
+
+
+def test_under_load_each_decision_gets_its_share_of_the_workers_time() -> None:
+    workers = BotWorkers(2, budget_ms=200)
+    assert workers.budget(200) == 200  # nobody waits
+    workers.waiting = 2
+    assert workers.budget(200) == 200  # as many as there are workers
+    workers.waiting = 8
+    assert workers.budget(200) == 50
+    workers.waiting = 500
+    assert workers.budget(200) == 20  # never under the floor
+    assert workers.budget(10) == 10  # a table's own budget below the floor stays

@@ -6,6 +6,11 @@ as long.  So it runs in a pool of worker processes (setting ``bot_workers``)
 and the loop only waits for the answer.  ``random`` and ``greedy`` decide in
 microseconds and stay on the loop.
 
+Under load the expert thinks less: when more decisions wait than the
+workers can take at once, each gets its share of the time the workers have
+(never under MIN_BUDGET_MS), so that every table keeps moving at about the
+bots' pace instead of queueing behind the others' full budgets.
+
 A worker gets the game state and the hand's events as JSON (what it may
 read of them is the expert's business: it keeps only its seat's view and
 the public events) and answers with the command, as JSON.  A pool that
@@ -35,11 +40,14 @@ from muggins.expert.search import SearchSettings
 from muggins.rules.commands import AnyCommand
 from muggins.rules.events import AnyEvent, Event
 from muggins.rules.state import GameState
+from muggins.tables.metrics import BOT_BUDGET, BOT_DECISIONS_WAITING
 
 log = structlog.get_logger(__name__)
 
 #: The levels that think in a worker; the others decide on the loop.
 HEAVY: frozenset[str] = frozenset({"expert"})
+#: The least an expert thinks, however busy the workers.
+MIN_BUDGET_MS = 20.0
 
 _state_decoder = msgspec.json.Decoder(GameState)
 _events_decoder = msgspec.json.Decoder(list[AnyEvent])
@@ -109,6 +117,14 @@ class BotWorkers:
         self.workers = max(1, workers)
         self.budget_ms = budget_ms
         self._pool: ProcessPoolExecutor | None = None
+        #: Expert decisions asked and not answered yet.
+        self.waiting = 0
+
+    def budget(self, wanted: float) -> float:
+        """The time one more decision gets now: ``wanted`` while the workers
+        keep up, a share of it when decisions queue (MIN_BUDGET_MS at least)."""
+        share = wanted * self.workers / max(self.workers, self.waiting)
+        return max(min(wanted, MIN_BUDGET_MS), share)
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -127,9 +143,13 @@ class BotWorkers:
     async def move(self, level: BotLevel, state: GameState, events: Sequence[Event], seed: str,
                    budget_ms: float | None = None) -> AnyCommand:
         """The bot's move: at once for a light level, from a worker for the expert."""
-        budget = self.budget_ms if budget_ms is None else budget_ms
+        wanted = self.budget_ms if budget_ms is None else budget_ms
         if level not in HEAVY:
-            return decide(level, state, events, seed, budget)
+            return decide(level, state, events, seed, wanted)
+        self.waiting += 1
+        BOT_DECISIONS_WAITING.set(self.waiting)
+        budget = self.budget(wanted)
+        BOT_BUDGET.set(budget)
         try:
             answer = await self._in_worker(_decide_in_worker, level, _encode(state),
                                            _encode(list(events)), seed, budget)
@@ -139,6 +159,9 @@ class BotWorkers:
             log.error("the expert could not move; the greedy bot moves instead",
                       error=repr(error))
             return decide("greedy", state, events, seed)
+        finally:
+            self.waiting -= 1
+            BOT_DECISIONS_WAITING.set(self.waiting)
 
     async def analyse(self, before: GameState, events: Sequence[Event], seed: str) -> bytes:
         """A finished hand's analysis, as JSON, thought out in a worker."""

@@ -36,6 +36,10 @@ COMMAND_TO_BROADCAST = Histogram(
     buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
 OPEN_SOCKETS = Gauge("muggins_open_sockets", "Open sockets by kind (play, watch, events)",
                      ["kind"])
+BOT_DECISIONS_WAITING = Gauge("muggins_bot_decisions_waiting",
+                              "Expert decisions asked of the bot workers and not answered yet")
+BOT_BUDGET = Gauge("muggins_bot_budget_ms",
+                   "The expert's thinking time per decision now (shortened under load)")
 RELAY_BEHIND = Gauge("muggins_relay_lag_events", "Events stored but not yet published to NATS")
 DUE_TABLES = Gauge("muggins_due_tables", "Tables with a next step armed (deal, bot, clock)")
 OVERDUE_TABLES = Gauge("muggins_overdue_tables",
