@@ -22,6 +22,7 @@ from muggins.rules.events import Event, Passed, TileDrawn, TilePlayed
 from muggins.rules.presets import PRESETS, preset, seatings
 from muggins.rules.state import GameState
 from tests.expert.helpers import decisions
+from tests.rules.test_purity import imported
 
 SEATINGS = [(name, seats, partners) for name in PRESETS for seats, partners in seatings(name)]
 
@@ -201,13 +202,7 @@ def test_the_expert_package_is_pure() -> None:
     for path in folder.glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                names = []
-            for name in names:
+            for name in imported(node):
                 top = name.split(".")[0]
                 if name.startswith(("muggins.rules", "muggins.expert")) or top == "__future__":
                     continue

@@ -15,18 +15,21 @@ FORBIDDEN_STDLIB = {
 }
 
 
+def imported(node: ast.AST) -> list[str]:
+    """The absolute module names an import statement imports (none for other nodes)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module]
+    return []
+
+
 def test_rules_package_imports_only_stdlib_and_msgspec() -> None:
     package_dir = Path(next(iter(muggins.rules.__path__)))
     for path in package_dir.glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                continue
-            for name in names:
+            for name in imported(node):
                 top = name.split(".")[0]
                 if name.startswith("muggins.rules") or top == "__future__":
                     continue
