@@ -18,10 +18,11 @@ SCENARIO = Scenario(human_tables=4, bot_tables=4, target=100, clock=10, play_fir
 
 
 async def play_through(cluster: LocalCluster, store: EventStore,
-                       fault: Callable[[], Awaitable[str]]) -> list[ScriptedHuman]:
+                       fault: Callable[[], Awaitable[str]],
+                       scenario: Scenario = SCENARIO) -> list[ScriptedHuman]:
     """Play through HAProxy only, break the cluster with ``fault``, check every game."""
     return await play_with_a_fault(cluster.url, [cluster.url.replace("http", "ws", 1)], store,
-                                   fault, SCENARIO)
+                                   fault, scenario)
 
 
 def no_unhandled_errors(cluster: LocalCluster) -> None:

@@ -7,6 +7,7 @@ silent for long (tests/cluster/play.py)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 import time
@@ -22,7 +23,7 @@ from muggins.eventstore.store import EventStore
 from tests.browser.conftest import CHROMIUM_FLAGS, Pages, chromium_path
 from tests.browser.test_pages import create_from_lobby, play_a_move
 from tests.browser.test_pages import sit as sit_in_the_page
-from tests.cluster.play import no_unhandled_errors, play_through
+from tests.cluster.play import SCENARIO, no_unhandled_errors, play_through
 from tests.faults.harness import ScriptedHuman, create_table, human_table, sit
 
 
@@ -143,7 +144,10 @@ async def test_a_service_replica_killed_its_people_and_browsers_carry_on_elsewhe
                 await _moves_on(page, changes=2, within=30)
                 return "after each service replica in turn was SIGKILLed and restarted"
 
-            humans = await play_through(cluster, cluster_store, kill_each_replica)
+            # Games to 250: the people are still playing when the second
+            # replica dies (to 100 on a busy machine, they could all be over).
+            humans = await play_through(cluster, cluster_store, kill_each_replica,
+                                        dataclasses.replace(SCENARIO, target=250))
             assert any(human.connections > 1 for human in humans)
         finally:
             stop.set()
