@@ -19,7 +19,7 @@ from muggins.bus.jetstream import bus_message_decoder
 from muggins.chat import ChatRefused, ChatSaid, chat_decoder, chat_said
 from muggins.eventstore.store import ConcurrencyError, EventStore, RecordedEvent
 from muggins.streams import chat_stream, stream_subjects
-from muggins.tables.errors import Refusal
+from muggins.tables.errors import ChatOff, ChatRateLimited, ChatRejected
 from muggins.tables.limits import TokenBucket
 from muggins.tables.protocol import ChatLine
 
@@ -32,26 +32,6 @@ CHAT_PER_SECOND = 0.5
 CHAT_BURST = 4
 #: Appends retried when another process wrote the chat's next version first.
 APPEND_TRIES = 8
-
-
-class ChatOff(Refusal):
-    code = "chat-off"
-    status = 403
-
-
-class ChatRateLimited(Refusal):
-    code = "chat-rate-limited"
-    status = 429
-
-
-class ChatRejected(Refusal):
-    """A message the chat does not take (empty, too long, unknown phrase)."""
-
-    status = 400
-
-    def __init__(self, refused: ChatRefused) -> None:
-        super().__init__(str(refused))
-        self.code = refused.code
 
 
 def chat_bucket() -> TokenBucket:

@@ -3,6 +3,7 @@ stable ``code`` for clients, and the HTTP status it answers with."""
 
 from __future__ import annotations
 
+from muggins.chat import ChatRefused
 from muggins.eventstore.store import TRANSIENT
 from muggins.rules.errors import IllegalMove
 
@@ -41,6 +42,26 @@ class HintsOff(Refusal):
 
     code = "hints-off"
     status = 403
+
+
+class ChatOff(Refusal):
+    code = "chat-off"
+    status = 403
+
+
+class ChatRateLimited(Refusal):
+    code = "chat-rate-limited"
+    status = 429
+
+
+class ChatRejected(Refusal):
+    """A message the chat does not take (empty, too long, unknown phrase)."""
+
+    status = 400
+
+    def __init__(self, refused: ChatRefused) -> None:
+        super().__init__(str(refused))
+        self.code = refused.code
 
 
 class TooManySockets(Refusal):
