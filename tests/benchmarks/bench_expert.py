@@ -172,21 +172,29 @@ def _play_task(task: tuple[Setup, int, int]) -> GameResult:
     return play_one(setup, deal, side)
 
 
-def run(setup: Setup, games: int, processes: int) -> bool | None:
+def run(setup: Setup, games: int, processes: int, first_deal: int = 0) -> bool | None:
     """Play ``games`` games (rounded up to whole duplicates) and print the figures.
+
+    Deals are numbered from ``first_deal``, so a later run can add new deals to
+    an earlier one's instead of replaying them.
 
     True or False: the bar for this seating was met or missed; None: it has none.
     """
     rules = preset(setup.preset, setup.seats, setup.partnerships)
     sides = rules.side_count
     deals = max(1, math.ceil(games / sides))
-    tasks = [(setup, deal, side) for deal in range(deals) for side in range(sides)]
+    tasks = [(setup, deal, side) for deal in range(first_deal, first_deal + deals)
+             for side in range(sides)]
     began = time.perf_counter()
-    if processes > 1:
-        with multiprocessing.Pool(processes) as pool:
-            results = pool.map(_play_task, tasks, chunksize=1)
-    else:
-        results = [_play_task(task) for task in tasks]
+    results: list[GameResult] = []
+    with multiprocessing.Pool(processes) as pool:
+        for result in pool.imap(_play_task, tasks, chunksize=1):
+            results.append(result)
+            # A long run says how it goes (to stderr, so the report stays clean).
+            if len(results) % 50 == 0:
+                won = sum(r.expert_won for r in results)
+                print(f"  ... {len(results)}/{len(tasks)} games, {won / len(results):.1%} won, "
+                      f"{time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
     wall = time.perf_counter() - began
     played = len(results)
     wins = sum(r.expert_won for r in results)
@@ -204,7 +212,8 @@ def run(setup: Setup, games: int, processes: int) -> bool | None:
     seating = f"{setup.seats} seats" + (" in partnerships" if setup.partnerships else "")
     kind = "generic ISMCTS (random playouts)" if setup.generic else "expert"
     print(f"\n{kind} vs greedy: {setup.preset}, {seating}, {effort}")
-    print(f"  games:                {played} ({deals} deals x {sides} seatings), "
+    print(f"  games:                {played} ({deals} deals x {sides} seatings, deals "
+          f"{first_deal}-{first_deal + deals - 1}), "
           f"{wall:.0f} s on {processes} process(es)")
     print(f"  games won:            {wins / played:6.1%}  95% CI [{low:.1%}, {high:.1%}]"
           + (f"  ({drawn} drawn)" if drawn else ""))
@@ -241,6 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget-ms", type=float, default=200.0)
     parser.add_argument("--iterations", type=int, default=None,
                         help="fixed simulations per decision instead of a time budget")
+    parser.add_argument("--first-deal", type=int, default=0,
+                        help="number deals from here, to add new deals to an earlier run")
     parser.add_argument("--processes", type=int, default=max(1, multiprocessing.cpu_count()))
     parser.add_argument("--generic", action="store_true",
                         help="the issue's yardstick: ISMCTS with random playouts")
@@ -262,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         setup = Setup(name, seats, partners, args.budget_ms, args.iterations, args.generic,
                       settings)
         games = args.games or GAMES.get((name, seats, partners), 200)
-        results.append(run(setup, games, args.processes))
+        results.append(run(setup, games, args.processes, args.first_deal))
     missed = [r for r in results if r is False]
     print("\nbars met" if not missed else "\nBARS MISSED")
     return 1 if missed else 0
