@@ -5,21 +5,18 @@
   the owner's role and a pool is made as the service's (docs/eventstore.md,
   "Roles");
 * ``infrastructure(settings)``: that, plus the bus (a NATS connection that
-  never stays closed), the JetStream stream and the relay;
-* ``application(infra, options)``: the table service's objects (seating,
-  commands, the scheduler, presence, spectator feeds, projectors) and their
-  background tasks.
+  never stays closed), the JetStream stream and the relay.
 
-``muggins serve``, ``muggins project``, ``muggins up`` and the tests all go
-through these; each undoes what it started on the way out.
+Nothing here knows the table service: its objects are built by
+muggins.tables.service on top of what this builds.  ``muggins serve``,
+``muggins project``, ``muggins up`` and the tests all go through these;
+each undoes what it started on the way out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -35,20 +32,7 @@ from muggins.bus.relay import Relay
 from muggins.embedded import EmbeddedNats, EmbeddedPostgres, without_password
 from muggins.eventstore.migrations import upgrade_at
 from muggins.eventstore.store import EventStore, create_pool
-from muggins.projections.read_models import PROJECTIONS
-from muggins.projections.runner import ProjectorRunner, consumer_config
 from muggins.settings import Settings
-from muggins.tables.bot_workers import BotWorkers
-from muggins.tables.chat import TableChat
-from muggins.tables.commands import Commands
-from muggins.tables.follower import Followers
-from muggins.tables.limits import SocketsPerAddress
-from muggins.tables.metrics import BroadcastClock
-from muggins.tables.presence import Presence
-from muggins.tables.runtime import Runtime, ServiceOptions
-from muggins.tables.scheduler import Scheduler
-from muggins.tables.seating import Seating
-from muggins.tables.watch import SpectatorFeeds
 
 log = structlog.get_logger(__name__)
 
@@ -186,58 +170,3 @@ async def infrastructure(
         if pool is not None:
             await pool.close()
         await stop_embedded(embedded)
-
-
-@asynccontextmanager
-async def application(infra: Infrastructure, options: ServiceOptions) -> AsyncIterator[Runtime]:
-    """The table service on ``infra``: its objects built, its background tasks
-    (scheduler, projectors) running until the block ends."""
-    process_id = uuid.uuid4().hex
-    seating = Seating(infra.pool, infra.store)
-    broadcast_clock = BroadcastClock()
-    commands = Commands(infra.store, seating, options.timings, broadcast_clock)
-    presence = Presence(infra.pool, process_id)
-    followers = Followers(infra.bus, infra.store, broadcast_clock)
-    feeds = SpectatorFeeds(infra.bus, followers)
-    players = options.role == "all"
-    bots = BotWorkers(options.bot_workers or max(1, (os.cpu_count() or 2) - 1),
-                      options.expert_budget_ms)
-    scheduler = Scheduler(
-        infra.pool, seating, commands, presence, options.timings, process_id=process_id,
-        new_seed=options.new_seed, grace_period=options.grace_period, bots=bots,
-        takeover_bot=options.takeover_bot, poll_interval=options.poll_interval,
-    ) if players else None
-    if scheduler is not None:
-        seating.due_soon = commands.due_soon = scheduler.soon
-    projectors = (
-        [ProjectorRunner(infra.pool, infra.store, make(), consumer=consumer_config(infra.settings),
-                         stream=infra.settings.stream_name)
-         for make in PROJECTIONS.values()]
-        if options.projectors and players else []
-    )
-    runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, scheduler,
-                      projectors, sockets=SocketsPerAddress(options.sockets_per_address,
-                                                            options.penalty_seconds),
-                      chat=TableChat(infra.store, infra.bus), bots=bots)
-    stop = asyncio.Event()
-    tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
-                                 name=f"projector-{runner.name}")
-             for runner in projectors]
-    if scheduler is not None:
-        tasks.append(asyncio.create_task(scheduler.run(stop), name="scheduler"))
-    try:
-        yield runtime
-    finally:
-        stop.set()
-        for session in list(runtime.sessions):
-            with contextlib.suppress(Exception):
-                await session.socket.close(1001, "the server is shutting down")
-        for task in tasks:
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(10):
-                    await task
-        bots.close()
-        await feeds.close()
-        await followers.close()
-        if players:
-            await presence.close()

@@ -17,6 +17,13 @@ from muggins.rules.state import GameState
 from muggins.rules.tiles import Tile
 
 
+class RuleLine(msgspec.Struct, frozen=True):
+    """One line of a ruleset in words (muggins.rules.describe), as pages and the API carry it."""
+
+    topic: str
+    text: str
+
+
 class ArmView(msgspec.Struct, frozen=True):
     end: int
     name: str

@@ -16,8 +16,7 @@ from muggins.rules.presets import PRESETS, preset, seatings
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.scoring import points_for_count, round_to_five
 from muggins.rules.tiles import Tile, make_tile
-from muggins.tables.protocol import RuleLine
-from muggins.views import LayoutView, count_parts, layout_view_of
+from muggins.views import LayoutView, RuleLine, count_parts, layout_view_of
 
 #: The plays the examples walk through: the lead, then (tile, arm).  Steps a
 #: preset's layout cannot take (a spinner's arm where there is no spinner)

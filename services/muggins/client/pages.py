@@ -48,7 +48,7 @@ from muggins.rules.game import fold
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
 from muggins.rules.state import GameState
 from muggins.streams import game_stream, is_table_id
-from muggins.tables.protocol import RuleLine
+from muggins.views import RuleLine
 
 log = structlog.get_logger(__name__)
 STATIC = Path(__file__).parent / "static"

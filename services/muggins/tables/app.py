@@ -1,7 +1,8 @@
 """The table service as an ASGI app: routes, lifespan, health and metrics.
 
 ``create_app(settings, options)`` wires everything through muggins.bootstrap
-(STYLE.md 7); nothing happens at import time.
+(the infrastructure) and muggins.tables.service (the table service's
+objects), STYLE.md 7; nothing happens at import time.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_503_SERVICE_UNAVAIL
 from litestar.types import ControllerRouterHandler
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from muggins.bootstrap import Infrastructure, application, infrastructure
+from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.client.pages import client_routes
 from muggins.settings import Settings
 from muggins.streams import is_table_id
@@ -33,6 +34,7 @@ from muggins.tables.metrics import refresh as metrics_from_database
 from muggins.tables.play_socket import PlaySession
 from muggins.tables.protocol import Health
 from muggins.tables.runtime import ServiceOptions
+from muggins.tables.service import table_service
 from muggins.tables.watch import table_events, watch_socket
 
 MAX_BODY_BYTES = 64 * 1024
@@ -107,7 +109,7 @@ def create_app(
             ready = infra if infra is not None else await stack.enter_async_context(
                 infrastructure(settings))
             app.state.runtime = await stack.enter_async_context(
-                application(ready, service_options))
+                table_service(ready, service_options))
             yield
 
     def too_deep(request: Request, error: RecursionError) -> Response[dict[str, object]]:  # type: ignore[type-arg]

@@ -14,7 +14,7 @@ import asyncio
 import datetime
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
@@ -31,6 +31,7 @@ from muggins.tables.errors import TRANSIENT, StaleView
 from muggins.tables.metrics import MOVES, BroadcastClock
 from muggins.tables.next_step import Timings, next_step
 from muggins.tables.seating import Seating, Table
+from muggins.tables.wakeups import Wakeups
 
 #: Games whose state a process keeps at hand; older ones are rebuilt from
 #: the store when needed again.
@@ -64,7 +65,8 @@ def hand_events_after(before: tuple[Event, ...], events: Sequence[Event]) -> tup
 
 class Commands:
     def __init__(self, store: EventStore, seating: Seating, timings: Timings,
-                 broadcast_clock: BroadcastClock | None = None) -> None:
+                 broadcast_clock: BroadcastClock | None = None,
+                 wakeups: Wakeups | None = None) -> None:
         self.store = store
         #: Times each command to its broadcast (muggins_command_to_broadcast_seconds).
         self.broadcast_clock = broadcast_clock or BroadcastClock()
@@ -72,8 +74,8 @@ class Commands:
         self.timings = timings
         self._games: dict[str, Game] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        #: Told of every append that makes something due (see Seating.due_soon).
-        self.due_soon: Callable[[str, float | None], None] = lambda _key, _seconds: None
+        #: Told of every append that makes something due (see muggins.tables.wakeups).
+        self.wakeups = wakeups or seating.wakeups
 
     # ------------------------------------------------------------ state
 
@@ -177,7 +179,7 @@ class Commands:
                     self._remember(stream, Game(game.number, new_version, new_state,
                                                 recorded[-1].recorded_at,
                                                 hand_events_after(game.hand_events, events)))
-                    self.due_soon(table_id, due.seconds)
+                    self.wakeups.due(table_id, due.seconds)
                     log.info("command applied", actor=actor, command=type(command).__name__,
                              game=game.number, version=new_version)
                     return new_version
@@ -195,7 +197,7 @@ class Commands:
             return  # started already (another process, or an earlier attempt)
         self._remember(stream, Game(number, recorded[-1].stream_version, state,
                                     recorded[-1].recorded_at, tuple(events)))
-        self.due_soon(table_id, due.seconds)
+        self.wakeups.due(table_id, due.seconds)
         log.info("game started", table=table_id, game=number)
 
     async def begin(self, table: Table) -> None:

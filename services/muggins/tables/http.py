@@ -35,7 +35,6 @@ from muggins.tables.protocol import (
     PlayingTable,
     PresetBoard,
     PublicTableView,
-    RuleLine,
     SeatGranted,
     SeatingEntry,
     SeatSummary,
@@ -45,6 +44,7 @@ from muggins.tables.protocol import (
 )
 from muggins.tables.runtime import Runtime
 from muggins.tables.seating import seating_history
+from muggins.views import RuleLine
 
 #: The deepest leaderboard page anyone may ask for (beyond it: 400).
 MAX_PAGE = 100_000

@@ -111,6 +111,9 @@ class PlaySession:
     def watching(self) -> int:
         return sum(self.spectator_counts.values())
 
+    async def close(self, code: int, reason: str) -> None:
+        await self.socket.close(code, reason)
+
     async def send(self, message: object) -> None:
         """Send at once (replies to this socket's own messages)."""
         async with self.send_lock:
@@ -276,8 +279,6 @@ class PlaySession:
         drops a line it has twice).  The chat is a courtesy: if the store
         cannot give it now, the game goes on without."""
         chat = self.runtime.chat
-        if chat is None:
-            return
         self.subscriptions.append(await chat.listen(self.table_id, self.on_chat))
         try:
             for line in await chat.recent(self.table_id):
@@ -366,7 +367,7 @@ class PlaySession:
             return
         elif isinstance(message, Chat):
             table = self.following.table
-            if table is None or self.runtime.chat is None:
+            if table is None:
                 raise Refusal("the chat cannot be reached here")
             seat = table.state.seats[self.seat]
             await self.runtime.chat.say(

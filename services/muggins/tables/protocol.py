@@ -9,7 +9,7 @@ import msgspec
 
 from muggins.bots import BotLevel
 from muggins.rules.tiles import Tile
-from muggins.views import GameView
+from muggins.views import GameView, RuleLine
 
 NAME_MAX = 24
 TOKEN_MAX = 128
@@ -48,11 +48,6 @@ class PlayerIdentity(Strict, frozen=True, kw_only=True):
 class TakeSeat(Strict, frozen=True, kw_only=True):
     name: Annotated[str, msgspec.Meta(max_length=200)]
     player: PlayerIdentity | None = None
-
-
-class RuleLine(msgspec.Struct, frozen=True):
-    topic: str
-    text: str
 
 
 class SeatSummary(msgspec.Struct, frozen=True):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from muggins.settings import Settings
 from muggins.tables.limits import SocketsPerAddress
@@ -15,12 +15,20 @@ from muggins.tables.next_step import Timings
 if TYPE_CHECKING:
     from muggins.bootstrap import Infrastructure
     from muggins.projections.runner import ProjectorRunner
+    from muggins.tables.bot_workers import BotWorkers
+    from muggins.tables.chat import TableChat
     from muggins.tables.commands import Commands
     from muggins.tables.follower import Followers
     from muggins.tables.presence import Presence
     from muggins.tables.scheduler import Scheduler
     from muggins.tables.seating import Seating
     from muggins.tables.watch import SpectatorFeeds
+
+
+class OpenSession(Protocol):
+    """A socket the service closes, with a reason, when it shuts down."""
+
+    async def close(self, code: int, reason: str) -> None: ...
 
 
 @dataclass
@@ -87,6 +95,8 @@ class ServiceOptions:
 
 @dataclass
 class Runtime:
+    """The table service's objects, built by muggins.tables.service."""
+
     infra: Infrastructure
     options: ServiceOptions
     seating: Seating
@@ -95,15 +105,15 @@ class Runtime:
     #: One follower per table in this process, shared by its seats and its feed.
     followers: Followers
     feeds: SpectatorFeeds
+    #: Where bots think (the expert in worker processes).
+    bots: BotWorkers
+    chat: TableChat
+    sockets: SocketsPerAddress
     #: None in a spectators-only process.
     scheduler: Scheduler | None = None
     projectors: list[ProjectorRunner] = field(default_factory=list)
-    #: Where bots think (the expert in worker processes).
-    bots: Any = None  # BotWorkers
-    #: Every open seat socket (closed with a reason at shutdown).
-    sessions: set[Any] = field(default_factory=set)
-    sockets: SocketsPerAddress = field(default_factory=lambda: SocketsPerAddress(64))
-    chat: Any = None  # TableChat (Any: it imports this module's neighbours)
+    #: Every open socket (closed with a reason at shutdown).
+    sessions: set[OpenSession] = field(default_factory=set)
 
     def share_link(self, table_id: str) -> str:
         return f"{self.options.base_url.rstrip('/')}/play/{table_id}"

@@ -46,6 +46,7 @@ from muggins.tables.errors import TRANSIENT
 from muggins.tables.next_step import Step, Timings, next_step, turn_began
 from muggins.tables.presence import LIFE_SECONDS, Presence
 from muggins.tables.seating import Seating, Table
+from muggins.tables.wakeups import Wakeups
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 log = structlog.get_logger(__name__)
@@ -71,6 +72,7 @@ class Scheduler:
         presence: Presence,
         timings: Timings,
         *,
+        wakeups: Wakeups | None = None,
         process_id: str,
         new_seed: Callable[[], str],
         grace_period: float = 30.0,
@@ -108,6 +110,8 @@ class Scheduler:
         self._running: dict[str, float | None] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing = False
+        # Appends through seating and commands wake this process at once.
+        (wakeups or seating.wakeups).listen(self.soon)
 
     # ------------------------------------------------------------ waking up
 

@@ -15,7 +15,7 @@ import hashlib
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +51,7 @@ from muggins.tables.errors import (
     TableNotFound,
 )
 from muggins.tables.protocol import CreateTable, SeatGranted, SeatingEntry, TakeSeat, clean_name
+from muggins.tables.wakeups import Wakeups
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 #: How long a table read from the store is used without asking again (only
@@ -132,13 +133,14 @@ def table_from(table_id: str, recorded: Sequence[RecordedEvent]) -> Table:
 class Seating:
     """Tables: opened, sat at, taken over, returned to; read from their streams."""
 
-    def __init__(self, pool: asyncpg.Pool, store: EventStore) -> None:
+    def __init__(self, pool: asyncpg.Pool, store: EventStore,
+                 wakeups: Wakeups | None = None) -> None:
         self.pool = pool
         self.store = store
         self._tables: dict[str, Table] = {}
         #: Told of every append that makes something due (the scheduler's
         #: quick path; the due row itself is what counts).
-        self.due_soon: Callable[[str, float | None], None] = lambda _key, _seconds: None
+        self.wakeups = wakeups or Wakeups()
 
     # ------------------------------------------------------------ reading
 
@@ -180,7 +182,7 @@ class Seating:
         updated = table.after(recorded)
         self._remember(table_id, updated)
         if due is not None:
-            self.due_soon(due.key, due.seconds)
+            self.wakeups.due(due.key, due.seconds)
         return updated
 
     # ------------------------------------------------------------ changes
@@ -209,7 +211,7 @@ class Seating:
         table = table_from(table_id, recorded)
         self._remember(table_id, table)
         if full:
-            self.due_soon(table_id, 0.0)
+            self.wakeups.due(table_id, 0.0)
         log.info("table opened", table=table_id, preset=ruleset.preset, bots=len(bots))
         return table
 

@@ -1,0 +1,88 @@
+"""The table service's objects, built in one place on the infrastructure.
+
+``table_service(infra, options)`` builds seating, commands, the scheduler,
+presence, followers, spectator feeds, the chat, the bot workers and the
+projectors, each given its collaborators when it is made, starts their
+background tasks, and stops them when the block ends.  muggins.bootstrap
+builds only the infrastructure under it (servers, pool, bus, relay); the
+app (muggins.tables.app) asks for both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from muggins.bootstrap import Infrastructure
+from muggins.projections.read_models import PROJECTIONS
+from muggins.projections.runner import ProjectorRunner, consumer_config
+from muggins.tables.bot_workers import BotWorkers
+from muggins.tables.chat import TableChat
+from muggins.tables.commands import Commands
+from muggins.tables.follower import Followers
+from muggins.tables.limits import SocketsPerAddress
+from muggins.tables.metrics import BroadcastClock
+from muggins.tables.presence import Presence
+from muggins.tables.runtime import Runtime, ServiceOptions
+from muggins.tables.scheduler import Scheduler
+from muggins.tables.seating import Seating
+from muggins.tables.wakeups import Wakeups
+from muggins.tables.watch import SpectatorFeeds
+
+
+@asynccontextmanager
+async def table_service(infra: Infrastructure, options: ServiceOptions) -> AsyncIterator[Runtime]:
+    """The table service on ``infra``: its objects built, its background tasks
+    (scheduler, projectors) running until the block ends."""
+    process_id = uuid.uuid4().hex
+    players = options.role == "all"
+    wakeups = Wakeups()
+    seating = Seating(infra.pool, infra.store, wakeups)
+    broadcast_clock = BroadcastClock()
+    commands = Commands(infra.store, seating, options.timings, broadcast_clock, wakeups)
+    presence = Presence(infra.pool, process_id)
+    followers = Followers(infra.bus, infra.store, broadcast_clock)
+    feeds = SpectatorFeeds(infra.bus, followers)
+    bots = BotWorkers(options.bot_workers or max(1, (os.cpu_count() or 2) - 1),
+                      options.expert_budget_ms)
+    scheduler = Scheduler(
+        infra.pool, seating, commands, presence, options.timings, wakeups=wakeups,
+        process_id=process_id, new_seed=options.new_seed, grace_period=options.grace_period,
+        bots=bots, takeover_bot=options.takeover_bot, poll_interval=options.poll_interval,
+    ) if players else None
+    projectors = (
+        [ProjectorRunner(infra.pool, infra.store, make(), consumer=consumer_config(infra.settings),
+                         stream=infra.settings.stream_name)
+         for make in PROJECTIONS.values()]
+        if options.projectors and players else []
+    )
+    runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, bots,
+                      TableChat(infra.store, infra.bus),
+                      SocketsPerAddress(options.sockets_per_address, options.penalty_seconds),
+                      scheduler, projectors)
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
+                                 name=f"projector-{runner.name}")
+             for runner in projectors]
+    if scheduler is not None:
+        tasks.append(asyncio.create_task(scheduler.run(stop), name="scheduler"))
+    try:
+        yield runtime
+    finally:
+        stop.set()
+        for session in list(runtime.sessions):
+            with contextlib.suppress(Exception):
+                await session.close(1001, "the server is shutting down")
+        for task in tasks:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(10):
+                    await task
+        bots.close()
+        await feeds.close()
+        await followers.close()
+        if players:
+            await presence.close()

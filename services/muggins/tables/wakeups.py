@@ -1,0 +1,30 @@
+"""Wake-ups: an append that makes a step due soon tells this process at once.
+
+Seating and Commands are given one ``Wakeups`` when they are built and call
+``due(key, seconds)`` after an append that wrote a ``due`` row; the
+scheduler, built after them, is the one listener.  The due row in the
+database is what counts (any process finds it); this is only the quick path
+that lets a bot answer now instead of at the next poll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+Listener = Callable[[str, float | None], None]
+
+
+class Wakeups:
+    def __init__(self) -> None:
+        self._listener: Listener | None = None
+
+    def listen(self, listener: Listener) -> None:
+        """``listener(key, seconds)`` is told of every due step from now on (one listener)."""
+        if self._listener is not None:
+            raise RuntimeError("the wake-ups already have their listener")
+        self._listener = listener
+
+    def due(self, key: str, seconds: float | None) -> None:
+        """An append made ``key`` due in ``seconds`` (None: not by the clock)."""
+        if self._listener is not None:
+            self._listener(key, seconds)
