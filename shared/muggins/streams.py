@@ -25,7 +25,7 @@ Subjects (docs/eventstore.md):
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, NewType
 
 TABLE_ID_PATTERN: Final = r"[A-Za-z0-9]{4,32}"
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
@@ -44,8 +44,24 @@ ALL_PUBLIC_SUBJECTS: Final = f"{SUBJECT_ROOT}.*.public"
 ALL_EVENT_SUBJECTS: Final = f"{SUBJECT_ROOT}.>"
 
 
+#: A table id that was checked (``table_id``): built only here.
+TableId = NewType("TableId", str)
+
+
+class NoSuchTable(LookupError):
+    """An id that is not of the table id format: no table has it."""
+
+
 def is_table_id(value: str) -> bool:
     return _TABLE_ID.fullmatch(value) is not None
+
+
+def table_id(value: str) -> TableId:
+    """``value`` as a table id, checked once at the edge (NoSuchTable if it
+    is not of the format: the service answers it as it answers an unknown table)."""
+    if not is_table_id(value):
+        raise NoSuchTable("there is no such table: a table id is 4 to 32 letters and digits")
+    return TableId(value)
 
 
 def game_stream(table_id: str, game: int) -> str:

@@ -15,7 +15,7 @@ import websockets
 from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.rules.events import event_encoder, visible_to
-from muggins.tables import watch as spectators_module
+from muggins.tables import feeds as spectators_module
 from tests.service.client import SeatClient, assert_nothing_hidden
 from tests.service.conftest import FAST, Running, serve
 from tests.service.test_play import create, sit

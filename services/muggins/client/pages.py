@@ -7,9 +7,6 @@ the same file for any id; the page reads the id from its address.
 
 from __future__ import annotations
 
-import asyncio
-from collections import OrderedDict
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +22,6 @@ from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_404_NOT_FOUND,
     HTTP_409_CONFLICT,
-    HTTP_503_SERVICE_UNAVAILABLE,
 )
 from litestar.types import ControllerRouterHandler
 
@@ -33,7 +29,6 @@ from muggins.client.guide import Guide, guide
 from muggins.replay.browser import HandReplay, hand_replay
 from muggins.replay.record import RecordError, StoredEvent
 from muggins.replay.source import load_game
-from muggins.replay.verify import slice_of
 from muggins.rules.describe import (
     LANGUAGES,
     Language,
@@ -43,10 +38,7 @@ from muggins.rules.describe import (
     seating_words,
 )
 from muggins.rules.errors import InvalidRuleset
-from muggins.rules.events import Event
-from muggins.rules.game import fold
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
-from muggins.rules.state import GameState
 from muggins.streams import game_stream, is_table_id
 from muggins.views import RuleLine
 
@@ -127,7 +119,7 @@ async def replay_data(
     request: Request,  # type: ignore[type-arg]
     table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
 ) -> HandReplay:
-    stored = await _stored_game(request.app.state.runtime.infra.store, table_id, game, hand)
+    stored = await stored_game(request.app.state.runtime.infra.store, table_id, game, hand)
     try:
         return hand_replay(stored, table_id, game, hand)
     except RecordError as error:
@@ -150,72 +142,8 @@ async def guide_data(name: FromPath[str], lang: FromQuery[str] = "en") -> Guide:
                             detail=f"there is no game {name[:40]!r}") from None
 
 
-#: Analyses already made (they are deterministic: the same hand, the same answer).
-_ANALYSES: OrderedDict[tuple[str, int, int], bytes] = OrderedDict()
-_ANALYSES_KEPT = 128
-#: Analyses being thought out: a second asker waits for the first's answer.
-_THINKING: dict[tuple[str, int, int], asyncio.Future[bytes]] = {}
-#: At most this many hands analysed at once: the workers are the bots' too,
-#: and live tables come first.
-_AT_ONCE = 1
-
-
-@get("/tables/{table_id:str}/games/{game:int}/hands/{hand:int}/analysis",
-     summary="A finished hand's decisions as the expert judges them")
-async def hand_analysis(
-    request: Request,  # type: ignore[type-arg]
-    table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
-) -> Response[bytes]:
-    runtime = request.app.state.runtime
-    key = (table_id, game, hand)
-    cached = _ANALYSES.get(key)
-    if cached is None:
-        stored = await _stored_game(runtime.infra.store, table_id, game, hand)
-        try:
-            part = slice_of(stored, hand)
-        except RecordError as error:
-            raise HTTPException(status_code=HTTP_404_NOT_FOUND, detail=str(error)) from None
-        if not part.finished:
-            raise HTTPException(status_code=HTTP_409_CONFLICT,
-                                detail=f"hand {hand} is still being played: it can be "
-                                       "analysed when it ends")
-        before = fold(entry.event for entry in stored[: part.start])
-        events = [entry.event for entry in stored[part.start : part.stop]]
-        cached = await _analysed(runtime.bots, key, before, events)
-    return Response(cached, media_type="application/json")
-
-
-async def _analysed(bots: Any, key: tuple[str, int, int], before: GameState,
-                    events: Sequence[Event]) -> bytes:
-    """The hand's analysis: thought out once, whoever asks meanwhile."""
-    waiting = _THINKING.get(key)
-    if waiting is not None:
-        return await asyncio.shield(waiting)
-    if bots is None or len(_THINKING) >= _AT_ONCE:
-        raise HTTPException(status_code=HTTP_503_SERVICE_UNAVAILABLE,
-                            detail="the analyst is busy with another hand: try again in a moment",
-                            headers={"Retry-After": "2"})
-    answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-    _THINKING[key] = answer
-    try:
-        result: bytes = await bots.analyse(before, events, f"{key[0]}/{key[1]}")
-    except Exception as error:
-        answer.set_exception(error)
-        answer.exception()  # (retrieved: an unawaited failure is not logged twice)
-        log.error("a hand could not be analysed", table=key[0], game=key[1], hand=key[2],
-                  error=repr(error))
-        raise HTTPException(status_code=HTTP_503_SERVICE_UNAVAILABLE,
-                            detail="the hand cannot be analysed just now") from None
-    finally:
-        _THINKING.pop(key, None)
-    answer.set_result(result)
-    _ANALYSES[key] = result
-    while len(_ANALYSES) > _ANALYSES_KEPT:
-        _ANALYSES.popitem(last=False)
-    return result
-
-
-async def _stored_game(store: Any, table_id: str, game: int, hand: int) -> list[StoredEvent]:
+async def stored_game(store: Any, table_id: str, game: int, hand: int) -> list[StoredEvent]:
+    """Game ``game`` of the table, as stored (a 404 for ids out of range or unknown)."""
     if not is_table_id(table_id) or not 1 <= game <= 1_000_000 or not 1 <= hand <= 10_000:
         raise HTTPException(status_code=HTTP_404_NOT_FOUND,
                             detail=f"there is no game {game} with a hand {hand} at that table")
@@ -239,4 +167,4 @@ def client_routes() -> list[ControllerRouterHandler]:
     static = create_static_files_router(path="/static", directories=[STATIC],
                                         include_in_schema=False, guards=[plain_file_name])
     return [lobby_page, table_page, replay_page, guide_page, presets, replay_data, guide_data,
-            hand_analysis, static]
+            static]

@@ -13,12 +13,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import structlog
-from litestar import Litestar, Request, Response, get, websocket
-from litestar.connection import WebSocket
-from litestar.exceptions import HTTPException, WebSocketDisconnect
+from litestar import Litestar, Request, Response, get
+from litestar.exceptions import HTTPException
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
-from litestar.params import FromPath
 from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_503_SERVICE_UNAVAILABLE
 from litestar.types import ControllerRouterHandler
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -26,12 +24,13 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.client.pages import client_routes
 from muggins.settings import Settings
-from muggins.streams import is_table_id
+from muggins.streams import NoSuchTable
 from muggins.tables import http
+from muggins.tables.analysis import hand_analysis
 from muggins.tables.correlation import correlation_middleware
-from muggins.tables.errors import TRANSIENT
+from muggins.tables.errors import TRANSIENT, TableNotFound
 from muggins.tables.metrics import refresh as metrics_from_database
-from muggins.tables.play_socket import PlaySession
+from muggins.tables.play_socket import play_socket
 from muggins.tables.protocol import Health
 from muggins.tables.runtime import ServiceOptions
 from muggins.tables.service import table_service
@@ -73,28 +72,6 @@ async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
 
-@websocket("/tables/{table_id:str}/play")
-async def play_socket(socket: WebSocket, table_id: FromPath[str]) -> None:  # type: ignore[type-arg]
-    await socket.accept()
-    if not is_table_id(table_id):
-        await http.refuse_socket(socket, "no-such-table", "there is no such table")
-        return
-    runtime = http.runtime_of(socket)
-    with runtime.sockets.slot(http.client_address(socket), "play") as allowed:
-        if not allowed:
-            await http.refuse_socket(socket, "too-many-sockets",
-                                "too many connections from your address")
-            return
-        session = PlaySession(socket, runtime, table_id)
-        runtime.sessions.add(session)
-        try:
-            await session.run()
-        except WebSocketDisconnect:
-            pass  # closed by the client, or by us for breaking the protocol
-        finally:
-            runtime.sessions.discard(session)
-
-
 def create_app(
     settings: Settings,
     options: ServiceOptions | None = None,
@@ -125,6 +102,10 @@ def create_app(
             body["extra"] = error.extra
         return Response(body, status_code=error.status_code, headers=error.headers)
 
+    def no_such_table(request: Request, error: NoSuchTable) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+        """An id not of the table id format, wherever it came in: as an unknown table."""
+        return refused(request, http.refused(TableNotFound(str(error))))
+
     def unavailable(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
         """The database (or the bus) away for a moment: a 503 to try again, not a 500."""
         log.warning("a request met an outage", path=request.url.path, error=repr(error))
@@ -142,13 +123,14 @@ def create_app(
 
     readers: list[ControllerRouterHandler] = [
         http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
-        http.lobby, http.table_view, http.leaderboard, metrics,
+        http.lobby, http.table_view, http.leaderboard, metrics, hand_analysis,
     ]
     players: list[ControllerRouterHandler] = [http.create_table, http.take_seat, play_socket]
     return Litestar(
         route_handlers=readers + (players if service_options.role == "all" else [])
         + client_routes(),
         exception_handlers={RecursionError: too_deep, HTTPException: refused,
+                            NoSuchTable: no_such_table,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
         middleware=[correlation_middleware, table_quota.middleware],

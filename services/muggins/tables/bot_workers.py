@@ -11,6 +11,12 @@ workers can take at once, each gets its share of the time the workers have
 (never under MIN_BUDGET_MS), so that every table keeps moving at about the
 bots' pace instead of queueing behind the others' full budgets.
 
+Hints and analyses are not the bots' work: they think in the spare-time
+worker (``SpareTimeWorker``), one process at the operating system's lowest
+priority, fed from a queue where hints come before analyses.  Whatever a
+flood of them asks, the bots' workers and the service's loop keep their CPU:
+the spare-time worker gets what they leave (muggins.tables.admission).
+
 A worker gets the game state and the hand's events as JSON (what it may
 read of them is the expert's business: it keeps only its seat's view and
 the public events) and answers with the command, as JSON.  A pool that
@@ -22,6 +28,7 @@ and the failure is logged.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import multiprocessing
 import os
 import random
@@ -30,6 +37,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Literal
 
 import msgspec
 import structlog
@@ -91,6 +99,12 @@ def _suggest_in_worker(state_json: bytes, events_json: bytes, seed: str,
                        budget_ms: float) -> bytes:
     return _encode(suggest(_state_decoder.decode(state_json), _events_decoder.decode(events_json),
                            seed, budget_ms))
+
+
+def _lowest_priority(parent: int) -> None:
+    """A spare-time worker's first act: the lowest CPU priority, and the watch."""
+    os.nice(19)
+    _leave_with(parent)
 
 
 def _warm() -> None:
@@ -163,19 +177,6 @@ class BotWorkers:
             self.waiting -= 1
             BOT_DECISIONS_WAITING.set(self.waiting)
 
-    async def analyse(self, before: GameState, events: Sequence[Event], seed: str) -> bytes:
-        """A finished hand's analysis, as JSON, thought out in a worker."""
-        return await self._in_worker(_analyse_in_worker, _encode(before), _encode(list(events)),
-                                     seed)
-
-    async def suggest(self, state: GameState, events: Sequence[Event], seed: str,
-                      budget_ms: float | None = None) -> PlayAssessment:
-        """A hint: the expert's play for the seat on turn, thought out in a worker."""
-        budget = self.budget_ms if budget_ms is None else budget_ms
-        answer = await self._in_worker(_suggest_in_worker, _encode(state), _encode(list(events)),
-                                       seed, budget)
-        return msgspec.json.decode(answer, type=PlayAssessment)
-
     async def _in_worker(self, function: Callable[..., bytes], *arguments: object) -> bytes:
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
@@ -198,4 +199,99 @@ class BotWorkers:
 
     def close(self) -> None:
         """Stop the workers (what they are thinking about is dropped)."""
+        self._discard()
+
+
+#: Spare-time work, in the order it is taken: hints before analyses.
+SpareWork = Literal["hint", "analysis"]
+PRIORITY: dict[SpareWork, int] = {"hint": 0, "analysis": 1}
+#: Requests of each kind that may wait at once; past it, "busy" (the asker's
+#: budget was charged already: a flood fills only its own queue's places).
+QUEUE_LIMIT: dict[SpareWork, int] = {"hint": 64, "analysis": 8}
+
+
+class SpareTimeBusy(Exception):
+    """The spare-time worker's queue for that kind of work is full."""
+
+
+class SpareTimeWorker:
+    """One worker process at the lowest priority, for hints and analyses
+    (see the module's doc): one job at a time, hints first."""
+
+    def __init__(self, budget_ms: float = EXPERT_BUDGET_MS) -> None:
+        self.budget_ms = budget_ms
+        self._pool: ProcessPoolExecutor | None = None
+        self._queue: asyncio.PriorityQueue[
+            tuple[int, int, SpareWork, Callable[..., bytes], tuple[object, ...],
+                  asyncio.Future[bytes]]] = asyncio.PriorityQueue()
+        self._waiting: dict[SpareWork, int] = {"hint": 0, "analysis": 0}
+        self._order = itertools.count()
+        self._runner: asyncio.Task[None] | None = None
+
+    def waiting(self, work: SpareWork) -> int:
+        return self._waiting[work]
+
+    async def suggest(self, state: GameState, events: Sequence[Event], seed: str,
+                      budget_ms: float | None = None) -> PlayAssessment:
+        """A hint: the expert's play for the seat on turn, from what that seat knows."""
+        budget = self.budget_ms if budget_ms is None else budget_ms
+        answer = await self._run("hint", _suggest_in_worker, _encode(state),
+                                 _encode(list(events)), seed, budget)
+        return msgspec.json.decode(answer, type=PlayAssessment)
+
+    async def analyse(self, before: GameState, events: Sequence[Event], seed: str) -> bytes:
+        """A finished hand's analysis, as JSON."""
+        return await self._run("analysis", _analyse_in_worker, _encode(before),
+                               _encode(list(events)), seed)
+
+    async def _run(self, work: SpareWork, function: Callable[..., bytes],
+                   *arguments: object) -> bytes:
+        if self._waiting[work] >= QUEUE_LIMIT[work]:
+            raise SpareTimeBusy(f"too many {work}s wait already")
+        if self._runner is None or self._runner.done():
+            self._runner = asyncio.create_task(self._serve(), name="spare-time-worker")
+        answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._waiting[work] += 1
+        await self._queue.put((PRIORITY[work], next(self._order), work, function, arguments,
+                               answer))
+        return await answer
+
+    async def _serve(self) -> None:
+        """Take the queue's first job, think it out, answer; for ever."""
+        loop = asyncio.get_running_loop()
+        while True:
+            _, _, work, function, arguments, answer = await self._queue.get()
+            self._waiting[work] -= 1
+            if answer.done():  # the asker gave up while it waited
+                continue
+            try:
+                result = await loop.run_in_executor(self._executor(), function, *arguments)
+            except BrokenProcessPool as error:
+                log.error("the spare-time worker broke; starting it again", error=repr(error))
+                self._discard()
+                if not answer.done():
+                    answer.set_exception(SpareTimeBusy("the spare-time worker restarted"))
+                continue
+            except Exception as error:  # a failure is the asker's to report
+                if not answer.done():
+                    answer.set_exception(error)
+                continue
+            if not answer.done():
+                answer.set_result(result)
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_lowest_priority,
+                                             initargs=(os.getpid(),))
+        return self._pool
+
+    def _discard(self) -> None:
+        broken, self._pool = self._pool, None
+        if broken is not None:
+            broken.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.cancel()
         self._discard()

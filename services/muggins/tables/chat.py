@@ -1,73 +1,98 @@
-"""A table's chat in the service: say (limited), read the recent lines, listen.
+"""A table's chat in the service: say a line, within every limit it has.
 
 The chat is a stream of its own beside the table's (muggins.streams), so a
 burst of talk never contends with the seating for the table stream's next
-version.  Every process appends and listens alike: a line said through one
-replica reaches the readers of every other over the bus.
+version.  Every process appends alike; readers hear the lines through the
+table's follower (muggins.tables.follower), one subscription per table per
+process.
+
+A line is a row kept for ever (it is part of the record a player may
+dispute, in the hash chain), so what may be said is bounded three ways:
+
+* per speaker (socket and address) and, for spectators together, per
+  table: the admission policy's budgets (muggins.tables.admission), with
+  spectators held tighter than the players;
+* per table, across every process: at most TABLE_BURST lines in any
+  TABLE_WINDOW seconds, checked against the stored lines' own times;
+* per table, for ever: MAX_LINES lines.  At the per-table rate that is
+  over an hour and a half of non-stop talk, many times what a game's table
+  says (a few dozen lines), and it bounds one table's chat to about half a
+  megabyte however long it lives.  The chat then says it is full.
+
+A spectator may not speak under the name of someone seated at the table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import datetime
 
-import msgspec
-import structlog
-from nats.aio.msg import Msg
-
-from muggins.bus.connection import Bus, BusSubscription
-from muggins.bus.jetstream import bus_message_decoder
-from muggins.chat import ChatRefused, ChatSaid, chat_decoder, chat_said
+from muggins.chat import ChatRefused, ChatSaid, chat_decoder, chat_said, clean_text
 from muggins.eventstore.store import ConcurrencyError, EventStore, RecordedEvent
-from muggins.streams import chat_stream, stream_subjects
-from muggins.tables.errors import ChatOff, ChatRateLimited, ChatRejected
-from muggins.tables.limits import TokenBucket
+from muggins.streams import chat_stream
+from muggins.table_events import TableState
+from muggins.tables.admission import Admission, Payer
+from muggins.tables.errors import (
+    ChatFull,
+    ChatNameTaken,
+    ChatOff,
+    ChatRateLimited,
+    ChatRejected,
+)
 from muggins.tables.protocol import ChatLine
-
-log = structlog.get_logger(__name__)
 
 #: Lines a reader gets when it joins.
 RECENT = 50
-#: How fast one socket may talk: a few at once, then one every two seconds.
-CHAT_PER_SECOND = 0.5
-CHAT_BURST = 4
+#: Every speaker of a table together, across processes: this many lines in
+#: any window of this many seconds.
+TABLE_BURST = 10
+TABLE_WINDOW = 30.0
+#: Lines a table's chat keeps, in all (see the module's doc).
+MAX_LINES = 2000
 #: Appends retried when another process wrote the chat's next version first.
 APPEND_TRIES = 8
-
-
-def chat_bucket() -> TokenBucket:
-    """What one socket may say."""
-    return TokenBucket(CHAT_PER_SECOND, CHAT_BURST)
 
 
 def chat_line(version: int, event: ChatSaid, recorded_at: str) -> ChatLine:
     return ChatLine(version, event.name, event.seat, event.text, event.phrase, recorded_at)
 
 
-def _line(recorded: RecordedEvent) -> ChatLine:
+def line_of(recorded: RecordedEvent) -> ChatLine:
+    """A stored (or relayed) chat event as the line readers see."""
     return chat_line(recorded.stream_version, chat_decoder.decode(recorded.payload),
                      recorded.recorded_at.isoformat())
 
 
-class TableChat:
-    def __init__(self, store: EventStore, bus: Bus) -> None:
-        self.store = store
-        self.bus = bus
+def same_name(a: str, b: str) -> bool:
+    """Whether two names would read as the same person's."""
+    return clean_text(a).casefold() == clean_text(b).casefold()
 
-    async def say(self, table_id: str, *, enabled: bool, bucket: TokenBucket, name: str,
-                  seat: int | None, text: str | None, phrase: str | None) -> None:
-        """Append one line (a Refusal says why not: off, too fast, not a message)."""
-        if not enabled:
+
+class TableChat:
+    def __init__(self, store: EventStore, admission: Admission) -> None:
+        self.store = store
+        self.admission = admission
+
+    async def say(self, table_id: str, table: TableState, *, name: str, seat: int | None,
+                  text: str | None, phrase: str | None, payers: list[Payer]) -> None:
+        """Append one line (a Refusal says why not; nothing is written then)."""
+        if not table.chat:
             raise ChatOff("chat is turned off at this table")
         try:
             event = chat_said(name, seat, text, phrase)
         except ChatRefused as refused:
             raise ChatRejected(refused) from None
-        if not bucket.take():
-            raise ChatRateLimited("you are talking too fast: wait a moment")
+        if seat is None:
+            if any(taken is not None and same_name(taken, name) for taken in table.names):
+                raise ChatNameTaken(f"{name!r} is the name of someone at the table: "
+                                    "watch under another")
+            self.admission.admit("chat-spectator", [*payers, Payer("table", table_id)])
+        else:
+            self.admission.admit("chat-seat", payers)
         stream = chat_stream(table_id)
         actor = f"seat:{seat}" if seat is not None else "spectator"
         for _ in range(APPEND_TRIES):
             version = await self.store.stream_version(stream)
+            await self._check_table_limits(stream, version)
             try:
                 await self.store.append(stream, version, [event], actor=actor)
                 return
@@ -75,26 +100,13 @@ class TableChat:
                 continue  # someone spoke at the same moment: after them
         raise ChatRateLimited("the table is talking too fast: try again")
 
-    async def recent(self, table_id: str) -> list[ChatLine]:
-        """The last RECENT lines, oldest first."""
-        stream = chat_stream(table_id)
-        version = await self.store.stream_version(stream)
-        recorded = await self.store.read_stream(stream, max(0, version - RECENT))
-        return [_line(r) for r in recorded]
-
-    async def listen(self, table_id: str,
-                     deliver: Callable[[ChatLine], Awaitable[None]]) -> BusSubscription:
-        """Call ``deliver`` with every line said from now on."""
-
-        async def on_message(message: Msg) -> None:
-            try:
-                bus = bus_message_decoder.decode(message.data)
-                line = chat_line(bus.stream_version, chat_decoder.decode(bus.event),
-                                 bus.recorded_at)
-            except (msgspec.ValidationError, msgspec.DecodeError) as error:
-                log.warning("a chat message that is not a line", table=table_id,
-                            error=repr(error))
-                return
-            await deliver(line)
-
-        return await self.bus.subscribe(stream_subjects(chat_stream(table_id)), on_message)
+    async def _check_table_limits(self, stream: str, version: int) -> None:
+        if version >= MAX_LINES:
+            raise ChatFull(f"this table's chat is full ({MAX_LINES} lines)")
+        if version < TABLE_BURST:
+            return
+        # The line TABLE_BURST back: said within the window, one more is too many.
+        oldest = await self.store.read_stream(stream, version - TABLE_BURST, limit=1)
+        if oldest and (datetime.datetime.now(datetime.UTC) - oldest[0].recorded_at
+                       ).total_seconds() < TABLE_WINDOW:
+            raise ChatRateLimited("this table is talking too fast: wait a moment")

@@ -53,6 +53,11 @@ class Game:
     hand_events: tuple[Event, ...] = ()
 
 
+def hand_number(state: GameState) -> int:
+    """The hand being played, or the last one played between hands."""
+    return state.hand.number if state.hand is not None else state.hands_played
+
+
 def hand_events_after(before: tuple[Event, ...], events: Sequence[Event]) -> tuple[Event, ...]:
     """The current hand's events once ``events`` follow ``before``."""
     kept = list(before)
@@ -130,6 +135,7 @@ class Commands:
         expected_game: int | None = None,
         correlation_id: str | None = None,
         for_bot: int | None = None,
+        person: int | None = None,
     ) -> int:
         """Decide and append a command; return the new version.
 
@@ -137,7 +143,10 @@ class Commands:
         player's view, or the state a bot chose from); a view that is behind
         is refused as stale.  Without it, a conflict is retried against the
         fresh state.  ``for_bot``: the seat a bot plays, refused if its
-        person took it back meanwhile.
+        person took it back meanwhile.  ``person``: the seat whose person
+        sends it; if a bot holds that seat, only a move the rules accept
+        takes the seat back (anything else leaves the bot playing, and the
+        table moving).
         """
         correlation_id = correlation_id or str(uuid.uuid4())
         came_in = time.monotonic()
@@ -165,6 +174,10 @@ class Commands:
                             f"your view is at version {known_version}, the table at "
                             f"{game.version}: catch up first")
                     new_state, events = play(game.state, command)
+                    if person is not None and table.state.seats[person].takeover is not None:
+                        await self.seating.player_returned(table_id, person, "move", game.number,
+                                                           hand_number(game.state))
+                        table = await self.seating.table(table_id, fresh=True)
                     due = self._due_after(table, new_state)
                     stream = game_stream(table_id, game.number)
                     try:
@@ -184,6 +197,15 @@ class Commands:
                              game=game.number, version=new_version)
                     return new_version
                 raise IllegalMove("the table is too busy: try again")
+
+    async def come_back(self, table_id: str, seat: int) -> None:
+        """The person at ``seat`` says "I'm back": the bot gives the seat back
+        (SeatHeldByBot while it keeps it to the end of the hand)."""
+        table = await self.seating.table(table_id, fresh=True)
+        game = await self.game(table_id, table.state.game) if table.state.game else None
+        state = game.state if game is not None else None
+        await self.seating.player_returned(table_id, seat, "back", table.state.game,
+                                           hand_number(state) if state is not None else 0)
 
     async def start_game(self, table: Table) -> None:
         """The table's current game's first event (GameStarted), once."""

@@ -54,6 +54,20 @@ class ChatRateLimited(Refusal):
     status = 429
 
 
+class ChatFull(Refusal):
+    """The table's chat holds all the lines it keeps (muggins.tables.chat)."""
+
+    code = "chat-full"
+    status = 409
+
+
+class ChatNameTaken(Refusal):
+    """A spectator speaking under the name of someone seated at the table."""
+
+    code = "chat-name-taken"
+    status = 409
+
+
 class ChatRejected(Refusal):
     """A message the chat does not take (empty, too long, unknown phrase)."""
 
@@ -62,6 +76,20 @@ class ChatRejected(Refusal):
     def __init__(self, refused: ChatRefused) -> None:
         super().__init__(str(refused))
         self.code = refused.code
+
+
+class RateLimited(Refusal):
+    """A socket asking for something faster than it may (resends, pings)."""
+
+    code = "rate-limited"
+    status = 429
+
+
+class SpectatorsWatch(Refusal):
+    """A spectator's socket sent what only a seat may."""
+
+    code = "spectator"
+    status = 403
 
 
 class TooManySockets(Refusal):

@@ -1,6 +1,10 @@
 """One table's events in version order, for every reader of it in this
 process: the seats' sockets and the table's spectator feed.
 
+The table's chat comes the same way: one subscription per table per process
+serves every socket, seats and spectators alike, and the last lines said are
+kept here so that a socket that joins reads them without a query.
+
 A follower subscribes to the table's own stream and its current game's
 stream (every audience: it folds the full events once, and each reader shows
 only what it may), puts what the bus delivers in version order, fills any
@@ -20,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
@@ -32,10 +37,12 @@ from muggins.eventstore.store import EventStore, RecordedEvent
 from muggins.rules.events import Event, TilePlayed
 from muggins.rules.game import evolve
 from muggins.rules.state import GameState
-from muggins.streams import game_stream, stream_subjects, table_stream
+from muggins.streams import chat_stream, game_stream, stream_subjects, table_stream
+from muggins.tables.chat import RECENT, line_of
 from muggins.tables.errors import TableNotFound
 from muggins.tables.metrics import BroadcastClock
 from muggins.tables.next_step import seconds_to_move, turn_began
+from muggins.tables.protocol import ChatLine
 from muggins.tables.seating import Table, table_from
 from muggins.views import count_parts
 
@@ -58,6 +65,9 @@ class Reader(Protocol):
 
     async def on_settled(self, follower: GameFollower) -> None:
         """A burst is over: the state, table and clock are as of now."""
+
+    async def on_chat(self, follower: GameFollower, line: ChatLine) -> None:
+        """A line said at the table (in the chat stream's order)."""
 
 
 class GameFollower:
@@ -101,6 +111,12 @@ class GameFollower:
         #: the idle check, a resync).
         self.lock = asyncio.Lock()
         self._game_subscription: BusSubscription | None = None
+        self._chat_subscription: BusSubscription | None = None
+        #: The last RECENT lines said, oldest first (what a joining reader is shown).
+        self.chat: deque[ChatLine] = deque(maxlen=RECENT)
+        #: The chat stream's version told so far, and lines come early.
+        self.chat_version = 0
+        self._chat_pending: dict[int, RecordedEvent] = {}
 
     # ------------------------------------------------------------ life
 
@@ -113,13 +129,18 @@ class GameFollower:
         if not recorded:
             raise TableNotFound(f"there is no table {self.table_id}")
         self.table = table_from(self.table_id, recorded)
+        self._chat_subscription = await self.bus.subscribe(
+            stream_subjects(chat_stream(self.table_id)), self._on_message)
+        await self._read_chat(recent_only=True)
+        self._fold_chat()
         await self._follow(self.table.state.game)
         self._fold_game()  # the reader starts from this state: nothing to tell yet
 
     async def run(self) -> None:
         """Deliver everything after ``start`` to the reader, until cancelled."""
         while True:
-            waiting = (bool(self._game_pending or self._table_pending) or self._unsettled
+            waiting = (bool(self._game_pending or self._table_pending or self._chat_pending)
+                   or self._unsettled
                        or self._seen > self.version)
             try:
                 async with asyncio.timeout(GAP_WAIT if waiting else self.idle_check):
@@ -137,7 +158,8 @@ class GameFollower:
                     await self._settle()
 
     async def close(self) -> None:
-        for subscription in (self._table_subscription, self._game_subscription):
+        for subscription in (self._table_subscription, self._game_subscription,
+                             self._chat_subscription):
             if subscription is not None:
                 with contextlib.suppress(Exception):
                     await subscription.unsubscribe()
@@ -212,7 +234,10 @@ class GameFollower:
                         error=repr(error))
             return
         recorded = _recorded(bus)
-        if bus.stream_id == table_stream(self.table_id):
+        if bus.stream_id == chat_stream(self.table_id):
+            if bus.stream_version > self.chat_version:
+                self._chat_pending[bus.stream_version] = recorded
+        elif bus.stream_id == table_stream(self.table_id):
             if self.table is not None and bus.stream_version > self.table.version:
                 self._table_pending[bus.stream_version] = recorded
         elif (bus.stream_id == game_stream(self.table_id, self.game)
@@ -237,10 +262,45 @@ class GameFollower:
                 return
         if self.game:
             await self._read_game()
+        if self._chat_pending:  # a line the bus skipped: the store has it
+            await self._read_chat()
         await self._settle()
+
+    async def _read_chat(self, *, recent_only: bool = False) -> None:
+        """The chat's lines after the version told (only the last RECENT at the start)."""
+        stream = chat_stream(self.table_id)
+        try:
+            after = self.chat_version
+            if recent_only:
+                after = max(0, await self.store.stream_version(stream) - RECENT)
+                self.chat_version = after
+            for recorded in await self.store.read_stream(stream, after):
+                self._chat_pending.setdefault(recorded.stream_version, recorded)
+        except Exception as error:  # the chat is a courtesy: the next check tries again
+            log.warning("could not read the chat from the store", table=self.table_id,
+                        error=repr(error))
+
+    def _fold_chat(self) -> list[ChatLine]:
+        """The chat's lines next in line, kept as the recent ones."""
+        told: list[ChatLine] = []
+        while self.chat_version + 1 in self._chat_pending:
+            recorded = self._chat_pending.pop(self.chat_version + 1)
+            self.chat_version += 1
+            try:
+                line = line_of(recorded)
+            except Exception as error:  # not a line of ours: skipped, said
+                log.warning("a chat event that is not a line", table=self.table_id,
+                            error=repr(error))
+                continue
+            self.chat.append(line)
+            told.append(line)
+        return told
 
     async def _settle(self) -> None:
         """Fold what is next in line, tell the readers, then say it settled."""
+        for line in self._fold_chat():
+            for reader in list(self.readers):
+                await self._tell(reader, reader.on_chat(self, line))
         changed = self._fold_table()
         changed = await self._deliver() or changed
         while self.table is not None and self.table.state.game > self.game:

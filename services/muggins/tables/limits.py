@@ -11,6 +11,7 @@ counted here too, per process.
 from __future__ import annotations
 
 import time
+import weakref
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -102,13 +103,41 @@ class SocketsPerAddress:
         if self._open[address] <= 0:
             del self._open[address]
 
+    def lease(self, address: str, kind: SocketKind) -> SocketLease | None:
+        """A slot for one more socket from ``address`` (None: it has too many),
+        given back exactly once by ``release``."""
+        if not self.take(address, kind):
+            return None
+        return SocketLease(self, address, kind)
+
     @contextmanager
     def slot(self, address: str, kind: SocketKind) -> Iterator[bool]:
         """A slot for one more socket from ``address`` (False: it has too many)."""
-        if not self.take(address, kind):
-            yield False
-            return
+        lease = self.lease(address, kind)
         try:
-            yield True
+            yield lease is not None
         finally:
-            self.give_back(address, kind)
+            if lease is not None:
+                lease.release()
+
+
+class SocketLease:
+    """One socket's place in its address's count.  Released once, whoever
+    asks first: the socket's own ending, or (for an event stream whose body
+    never started, so that its ``finally`` never runs) the collection of the
+    object that held it."""
+
+    def __init__(self, sockets: SocketsPerAddress, address: str, kind: SocketKind) -> None:
+        self._sockets = sockets
+        self.address = address
+        self.kind: SocketKind = kind
+        self.released = False
+
+    def release(self) -> None:
+        if not self.released:
+            self.released = True
+            self._sockets.give_back(self.address, self.kind)
+
+    def release_with(self, holder: object) -> None:
+        """Release when ``holder`` is collected, if nothing released it before."""
+        weakref.finalize(holder, self.release)

@@ -119,3 +119,26 @@ SELECT count(*) AS armed,
 -- name: checkpoints_of
 -- For /metrics: where the relay and each projector stand, in one read.
 SELECT reader, position FROM checkpoints WHERE reader = ANY($1::text[]);
+
+-- name: stored_hint
+-- A hint already given for this seat at this position (muggins.tables.hints).
+SELECT hint FROM hints WHERE table_id = $1 AND game = $2 AND version = $3 AND seat = $4;
+
+-- name: keep_hint
+-- The first hint thought for a position is the one kept; a second process
+-- that thought one meanwhile reads the first back.
+WITH kept AS (
+    INSERT INTO hints (table_id, game, version, seat, hint) VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT DO NOTHING RETURNING hint
+)
+SELECT hint FROM kept
+UNION ALL
+SELECT hint FROM hints WHERE table_id = $1 AND game = $2 AND version = $3 AND seat = $4
+LIMIT 1;
+
+-- name: stored_analysis
+SELECT analysis FROM hand_analyses WHERE table_id = $1 AND game = $2 AND hand = $3;
+
+-- name: keep_analysis
+INSERT INTO hand_analyses (table_id, game, hand, analysis) VALUES ($1, $2, $3, $4)
+ON CONFLICT DO NOTHING;

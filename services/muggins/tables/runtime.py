@@ -15,14 +15,17 @@ from muggins.tables.next_step import Timings
 if TYPE_CHECKING:
     from muggins.bootstrap import Infrastructure
     from muggins.projections.runner import ProjectorRunner
+    from muggins.tables.admission import Admission
+    from muggins.tables.analysis import Analyses
     from muggins.tables.bot_workers import BotWorkers
     from muggins.tables.chat import TableChat
     from muggins.tables.commands import Commands
+    from muggins.tables.feeds import SpectatorFeeds
     from muggins.tables.follower import Followers
+    from muggins.tables.hints import Hints
     from muggins.tables.presence import Presence
     from muggins.tables.scheduler import Scheduler
     from muggins.tables.seating import Seating
-    from muggins.tables.watch import SpectatorFeeds
 
 
 class OpenSession(Protocol):
@@ -109,6 +112,10 @@ class Runtime:
     bots: BotWorkers
     chat: TableChat
     sockets: SocketsPerAddress
+    #: Who may start costly work, and who pays (muggins.tables.admission).
+    admission: Admission
+    hints: Hints
+    analyses: Analyses
     #: None in a spectators-only process.
     scheduler: Scheduler | None = None
     projectors: list[ProjectorRunner] = field(default_factory=list)

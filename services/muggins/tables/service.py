@@ -1,8 +1,9 @@
 """The table service's objects, built in one place on the infrastructure.
 
 ``table_service(infra, options)`` builds seating, commands, the scheduler,
-presence, followers, spectator feeds, the chat, the bot workers and the
-projectors, each given its collaborators when it is made, starts their
+presence, followers, spectator feeds, the chat, the bot workers, the
+admission policy with the hints and analyses it governs, and the
+projectors, each given its collaborators when it is made; starts their
 background tasks, and stops them when the block ends.  muggins.bootstrap
 builds only the infrastructure under it (servers, pool, bus, relay); the
 app (muggins.tables.app) asks for both.
@@ -20,10 +21,14 @@ from contextlib import asynccontextmanager
 from muggins.bootstrap import Infrastructure
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner, consumer_config
-from muggins.tables.bot_workers import BotWorkers
+from muggins.tables.admission import Admission
+from muggins.tables.analysis import Analyses
+from muggins.tables.bot_workers import BotWorkers, SpareTimeWorker
 from muggins.tables.chat import TableChat
 from muggins.tables.commands import Commands
+from muggins.tables.feeds import SpectatorFeeds
 from muggins.tables.follower import Followers
+from muggins.tables.hints import Hints
 from muggins.tables.limits import SocketsPerAddress
 from muggins.tables.metrics import BroadcastClock
 from muggins.tables.presence import Presence
@@ -31,7 +36,6 @@ from muggins.tables.runtime import Runtime, ServiceOptions
 from muggins.tables.scheduler import Scheduler
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
-from muggins.tables.watch import SpectatorFeeds
 
 
 @asynccontextmanager
@@ -49,6 +53,8 @@ async def table_service(infra: Infrastructure, options: ServiceOptions) -> Async
     feeds = SpectatorFeeds(infra.bus, followers)
     bots = BotWorkers(options.bot_workers or max(1, (os.cpu_count() or 2) - 1),
                       options.expert_budget_ms)
+    admission = Admission()
+    thinker = SpareTimeWorker(options.expert_budget_ms)
     scheduler = Scheduler(
         infra.pool, seating, commands, presence, options.timings, wakeups=wakeups,
         process_id=process_id, new_seed=options.new_seed, grace_period=options.grace_period,
@@ -61,9 +67,10 @@ async def table_service(infra: Infrastructure, options: ServiceOptions) -> Async
         if options.projectors and players else []
     )
     runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, bots,
-                      TableChat(infra.store, infra.bus),
+                      TableChat(infra.store, admission),
                       SocketsPerAddress(options.sockets_per_address, options.penalty_seconds),
-                      scheduler, projectors)
+                      admission, Hints(infra.pool, admission, thinker),
+                      Analyses(infra.pool, admission, thinker), scheduler, projectors)
     stop = asyncio.Event()
     tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
                                  name=f"projector-{runner.name}")
@@ -82,6 +89,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions) -> Async
                 async with asyncio.timeout(10):
                     await task
         bots.close()
+        thinker.close()
         await feeds.close()
         await followers.close()
         if players:

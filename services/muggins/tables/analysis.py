@@ -1,0 +1,124 @@
+"""A finished hand's analysis: every decision as the expert judges it.
+
+Thought once per hand and kept in the database (``hand_analyses``), so a
+second request, through any process, is a read.  A new analysis is the
+costliest work the site does: each is charged to the client's address
+(429 with Retry-After past its budget), and thought in
+the spare-time worker at the lowest priority, after the bots and the hints
+(muggins.tables.admission).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import structlog
+from litestar import Request, Response, get
+from litestar.exceptions import HTTPException
+from litestar.params import FromPath
+from litestar.status_codes import HTTP_404_NOT_FOUND, HTTP_409_CONFLICT
+
+from muggins import streams
+from muggins.client.pages import stored_game
+from muggins.replay.record import RecordError
+from muggins.replay.verify import slice_of
+from muggins.rules.game import fold
+from muggins.tables.admission import Admission, Payer, Throttled, count
+from muggins.tables.bot_workers import SpareTimeBusy, SpareTimeWorker
+from muggins.tables.errors import Refusal
+from muggins.tables.http import client_address, refused, runtime_of
+from muggins.tables.seating import QUERIES
+
+log = structlog.get_logger(__name__)
+#: The largest game and hand numbers asked about (beyond: 404, before any query).
+MAX_GAME = 1_000_000
+MAX_HAND = 10_000
+
+
+class AnalysisUnavailable(Refusal):
+    code = "analysis-unavailable"
+    status = 503
+
+
+class Analyses:
+    def __init__(self, pool: asyncpg.Pool, admission: Admission,
+                 thinker: SpareTimeWorker) -> None:
+        self.pool = pool
+        self.admission = admission
+        self.thinker = thinker
+        #: Analyses being thought in this process: a second asker waits for the first.
+        self._thinking: dict[tuple[str, int, int], asyncio.Future[bytes]] = {}
+
+    async def analysis(self, request: Request, table_id: str, game: int,  # type: ignore[type-arg]
+                       hand: int) -> bytes:
+        """The hand's analysis as JSON (a Refusal or HTTPException says why not).
+
+        Reading one already thought is free; thinking a new one is charged
+        to the client's address (Throttled past its budget)."""
+        key = (streams.table_id(table_id), game, hand)
+        if not 1 <= game <= MAX_GAME or not 1 <= hand <= MAX_HAND:
+            raise HTTPException(status_code=HTTP_404_NOT_FOUND,
+                                detail=f"there is no game {game} with a hand {hand} there")
+        waiting = self._thinking.get(key)
+        if waiting is not None:
+            count("analysis", "cached")
+            return await asyncio.shield(waiting)
+        kept = await self.pool.fetchval(QUERIES["stored_analysis"], *key)
+        if kept is not None:
+            count("analysis", "cached")
+            return bytes(kept)
+        stored = await stored_game(runtime_of(request).infra.store, table_id, game, hand)
+        try:
+            part = slice_of(stored, hand)
+        except RecordError as error:
+            raise HTTPException(status_code=HTTP_404_NOT_FOUND, detail=str(error)) from None
+        if not part.finished:
+            raise HTTPException(status_code=HTTP_409_CONFLICT,
+                                detail=f"hand {hand} is still being played: it can be "
+                                       "analysed when it ends")
+        self.admission.admit("analysis", [Payer("address", client_address(request))])
+        before = fold(entry.event for entry in stored[: part.start])
+        events = [entry.event for entry in stored[part.start : part.stop]]
+        answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._thinking[key] = answer
+        try:
+            result = await self.thinker.analyse(before, events, f"{table_id}/{game}")
+            await self.pool.execute(QUERIES["keep_analysis"], *key, result)
+        except Exception as failure:
+            if isinstance(failure, SpareTimeBusy):
+                count("analysis", "busy")
+                failure = AnalysisUnavailable("the analyst has too many hands waiting: "
+                                              "try again in a minute")
+            else:
+                count("analysis", "failed")
+                log.error("a hand could not be analysed", table=table_id, game=game,
+                          hand=hand, error=repr(failure))
+                failure = AnalysisUnavailable("the hand cannot be analysed just now")
+            answer.set_exception(failure)
+            answer.exception()  # (retrieved: an unawaited failure is not logged twice)
+            raise failure from None
+        finally:
+            self._thinking.pop(key, None)
+        answer.set_result(result)
+        return result
+
+
+@get("/tables/{table_id:str}/games/{game:int}/hands/{hand:int}/analysis",
+     summary="A finished hand's decisions as the expert judges them",
+     description="Thought once per hand and kept; a few new analyses a minute per address "
+                 "(429 with Retry-After beyond).")
+async def hand_analysis(
+    request: Request,  # type: ignore[type-arg]
+    table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
+) -> Response[bytes]:
+    try:
+        answer = await runtime_of(request).analyses.analysis(request, table_id, game, hand)
+    except Throttled as error:
+        raise HTTPException(status_code=429, detail=str(error),
+                            extra={"code": error.code},
+                            headers={"Retry-After": str(max(1, round(error.retry_after)))}
+                            ) from None
+    except Refusal as error:
+        raise refused(error) from None
+    return Response(answer, media_type="application/json")

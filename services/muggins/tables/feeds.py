@@ -1,0 +1,302 @@
+"""Spectators' feeds: one per watched table per process, shared by every
+spectator whatever their number.
+
+A feed is a GameFollower's reader: per event it makes the public copy,
+encodes it once and hands it to every spectator's queue; the table's chat
+comes through the same follower and the same queues.  A spectator that
+cannot keep up is cut off (and reconnects with the last version it saw)
+rather than slowing anybody else.  Nothing here touches the players'
+command path: the feeds read the bus, and the store only to start and to
+fill a gap, so they can run in a process of their own
+(``muggins serve --role spectators``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from dataclasses import dataclass, field
+
+import structlog
+
+from muggins.bus.connection import Bus
+from muggins.rules.events import Event, event_encoder, visible_to
+from muggins.streams import spectators_subject
+from muggins.tables.follower import Followers, GameFollower, start_once
+from muggins.tables.protocol import (
+    ChatLine,
+    EventMessage,
+    GameStartedMessage,
+    SpectatorCount,
+    ViewMessage,
+    Welcome,
+    encode,
+    event_message,
+)
+from muggins.views import game_view
+
+log = structlog.get_logger(__name__)
+
+#: Messages a spectator may have waiting before it is cut off as too slow.
+SPECTATOR_BACKLOG = 2000
+#: Seconds between repeats of each process's spectator counts, for players who
+#: connected since (changes are told at once).
+COUNT_EVERY = 10.0
+
+
+@dataclass(eq=False)
+class FeedMessage:
+    """One message for spectators, encoded once: ``kind`` is its type tag."""
+
+    kind: str
+    game: int
+    version: int
+    json: str
+
+    @property
+    def event_id(self) -> str | None:
+        """The id an SSE client sends back as Last-Event-ID: game and version
+        (none for a chat line: it is not a place in the game to resume from)."""
+        return None if self.kind == "chat" else f"{self.game}.{self.version}"
+
+
+def _message(message: Welcome | EventMessage | ViewMessage | GameStartedMessage | ChatLine,
+             game: int, version: int) -> FeedMessage:
+    kind = {Welcome: "welcome", EventMessage: "event", ViewMessage: "view",
+            GameStartedMessage: "game", ChatLine: "chat"}[type(message)]
+    return FeedMessage(kind, game, version, encode(message).decode())
+
+
+@dataclass(eq=False)
+class Spectator:
+    """One spectator's place in a feed: a queue of messages, or cut off."""
+
+    queue: asyncio.Queue[FeedMessage | None] = field(
+        default_factory=lambda: asyncio.Queue(SPECTATOR_BACKLOG)
+    )
+    cut_off: bool = False
+
+    def offer(self, message: FeedMessage | None) -> bool:
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self.cut_off = True
+            return False
+        return True
+
+    async def next(self, timeout: float | None = None) -> FeedMessage | None:
+        """The next message; None when the feed cut this spectator off or closed."""
+        if self.cut_off:
+            return None
+        # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a
+        # cancellation that lands as the message arrives, and a feed that
+        # survives its cancel keeps the server from shutting down.
+        async with asyncio.timeout(timeout):
+            return await self.queue.get()
+
+
+class TableFeed:
+    """The public side of one table, live, for any number of spectators: a
+    reader of the table's follower that keeps the public messages encoded."""
+
+    def __init__(self, table_id: str, followers: Followers) -> None:
+        self.table_id = table_id
+        self.followers = followers
+        self.follower: GameFollower | None = None
+        #: The current game's public messages: events[v - 1] is version v.
+        self.events: list[FeedMessage] = []
+        self.view: FeedMessage | None = None
+        self.spectators: set[Spectator] = set()
+
+    @property
+    def following(self) -> GameFollower:
+        assert self.follower is not None, "a feed follows its table once started"
+        return self.follower
+
+    @property
+    def game(self) -> int:
+        return self.following.game
+
+    @property
+    def version(self) -> int:
+        return self.following.version
+
+    @property
+    def clock(self) -> int:
+        table = self.following.table
+        return table.state.turn_clock_seconds if table is not None else 0
+
+    # ------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        await self.followers.join(self.table_id, self, on_join=self._begin)
+
+    async def _begin(self, follower: GameFollower) -> None:
+        """What the table holds when the feed joins its follower."""
+        self.follower = follower
+        for version, event in enumerate(follower.events, start=1):
+            self._add_event(version, event, follower.actors[version - 1],
+                            follower.count_parts[version - 1])
+        if follower.state is not None:
+            self.view = _message(self._view_message(), self.game, self.version)
+
+    async def close(self) -> None:
+        await self.followers.leave(self.table_id, self)
+        for spectator in list(self.spectators):
+            spectator.offer(None)
+        self.spectators.clear()
+
+    # ------------------------------------------------------------ spectators
+
+    def join(self, since: int | None = None, game: int | None = None, *,
+             chat: bool = True) -> Spectator:
+        """A new spectator, its queue holding the welcome and what it missed
+        (and, with ``chat``, the lines said lately).
+
+        ``since`` is the last version the spectator saw of ``game`` (the
+        current game if not given): it then gets exactly the events after it.
+        """
+        spectator = Spectator()
+        if game is not None and game != self.game:
+            since = None  # another game: start afresh with its view
+        if since is None or since >= self.version or since < 0:
+            view = self._view_message().view if self.following.state is not None else None
+            spectator.offer(_message(
+                Welcome(self.table_id, None, self.game, self.version, view, self.clock,
+                        self.following.seconds_to_move()),
+                self.game, self.version))
+        else:
+            spectator.offer(_message(
+                Welcome(self.table_id, None, self.game, since, None, self.clock),
+                self.game, since))
+            for message in self.events[since:]:
+                spectator.offer(message)
+            if self.view is not None:
+                spectator.offer(self.view)
+        if chat:
+            # The lines said lately, after the welcome (the page drops one it has twice).
+            for line in self.following.chat:
+                spectator.offer(_message(line, self.game, self.version))
+        self.spectators.add(spectator)
+        return spectator
+
+    def leave(self, spectator: Spectator) -> None:
+        self.spectators.discard(spectator)
+
+    def _broadcast(self, message: FeedMessage) -> None:
+        for spectator in list(self.spectators):
+            if not spectator.offer(message):
+                self.spectators.discard(spectator)
+                log.info("a spectator fell too far behind and was cut off",
+                         table=self.table_id)
+
+    # ------------------------------------------------------------ what the follower tells
+
+    async def on_game(self, follower: GameFollower) -> None:
+        self.events, self.view = [], None
+        self._broadcast(_message(GameStartedMessage(self.game), self.game, 0))
+        self._broadcast(_message(Welcome(self.table_id, None, self.game, 0, None, self.clock),
+                                 self.game, 0))
+
+    async def on_event(self, follower: GameFollower, version: int, event: Event) -> None:
+        self._broadcast(self._add_event(version, event, follower.actors[version - 1],
+                                        follower.count_parts[version - 1]))
+
+    async def on_settled(self, follower: GameFollower) -> None:
+        if follower.state is not None:
+            self.view = _message(self._view_message(), self.game, self.version)
+            self._broadcast(self.view)
+
+    async def on_chat(self, follower: GameFollower, line: ChatLine) -> None:
+        self._broadcast(_message(line, self.game, self.version))
+
+    def _add_event(self, version: int, event: Event, actor: str,
+                   parts: list[int] | None) -> FeedMessage:
+        public = visible_to(event, "public")
+        message = _message(
+            event_message(self.game, version, event_encoder.encode(public), actor, parts),
+            self.game, version)
+        self.events.append(message)
+        return message
+
+    def _view_message(self) -> ViewMessage:
+        follower = self.following
+        assert follower.state is not None and follower.table is not None
+        table = follower.table.state
+        return ViewMessage(self.game, self.version,
+                           game_view(follower.state, None, table.names, table.bots),
+                           follower.seconds_to_move(), spectators=len(self.spectators))
+
+
+class SpectatorFeeds:
+    """This process's feeds, one per watched table, closed when nobody watches."""
+
+    def __init__(self, bus: Bus, followers: Followers) -> None:
+        self.bus = bus
+        self.followers = followers
+        #: Names this process in spectator counts on the bus.
+        self.process = uuid.uuid4().hex
+        self._feeds: dict[str, TableFeed] = {}
+        self._starting: dict[str, asyncio.Task[TableFeed]] = {}
+        self._repeating: asyncio.Task[None] | None = None
+
+    def watching(self, table_id: str) -> int:
+        feed = self._feeds.get(table_id)
+        return len(feed.spectators) if feed is not None else 0
+
+    async def feed(self, table_id: str) -> TableFeed:
+        """The table's feed, started if nobody watched it yet (TableNotFound if no table)."""
+        feed = self._feeds.get(table_id)
+        if feed is not None:
+            return feed
+        return await start_once(self._starting, table_id, self._start)
+
+    async def _start(self, table_id: str) -> TableFeed:
+        feed = TableFeed(table_id, self.followers)
+        try:
+            await feed.start()
+        except BaseException:
+            await feed.close()
+            raise
+        self._feeds[table_id] = feed
+        if self._repeating is None:
+            self._repeating = asyncio.create_task(self._repeat_counts())
+        return feed
+
+    async def _repeat_counts(self) -> None:
+        while True:
+            await asyncio.sleep(COUNT_EVERY)
+            for feed in list(self._feeds.values()):
+                with contextlib.suppress(Exception):  # the bus may be away: next time
+                    await self._tell_players(feed)
+
+    async def join(self, table_id: str, since: int | None = None, game: int | None = None,
+                   *, chat: bool = True) -> tuple[TableFeed, Spectator]:
+        """A new spectator of the table (see TableFeed.join); the players are told."""
+        feed = await self.feed(table_id)
+        spectator = feed.join(since, game, chat=chat)
+        with contextlib.suppress(Exception):  # the bus may be away; the count is a courtesy
+            await self._tell_players(feed)
+        return feed, spectator
+
+    async def leave(self, feed: TableFeed, spectator: Spectator) -> None:
+        feed.leave(spectator)
+        with contextlib.suppress(Exception):  # the bus may be away; the count is a courtesy
+            await self._tell_players(feed)
+        if not feed.spectators and self._feeds.get(feed.table_id) is feed:
+            del self._feeds[feed.table_id]
+            await feed.close()
+
+    async def _tell_players(self, feed: TableFeed) -> None:
+        await self.bus.publish(spectators_subject(feed.table_id), encode(
+            SpectatorCount(self.process, len(feed.spectators))))
+
+    async def close(self) -> None:
+        if self._repeating is not None:
+            self._repeating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._repeating
+        for feed in list(self._feeds.values()):
+            await feed.close()
+        self._feeds.clear()
