@@ -12,13 +12,14 @@ from dataclasses import dataclass
 import httpx
 import pytest
 import uvicorn
+from litestar import Litestar
 
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.embedded import EmbeddedNats, free_port
 from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
 from muggins.settings import Settings
 from muggins.tables.app import create_app
-from muggins.tables.runtime import ServiceOptions
+from muggins.tables.runtime import Runtime, ServiceOptions
 from tests.integration.conftest import (  # noqa: F401  (the same real servers)
     database_url,
     nats_server,
@@ -34,6 +35,12 @@ class Running:
     http: httpx.AsyncClient
     #: The servers and connections the service runs on (for tests that break them).
     infra: Infrastructure
+    #: The app, whose state holds the table service's objects (for tests that look inside).
+    app: Litestar
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.app.state.runtime  # type: ignore[no-any-return]
 
     @property
     def ws_url(self) -> str:
@@ -70,7 +77,7 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
             await asyncio.sleep(0.02)
         try:
             async with httpx.AsyncClient(base_url=url, timeout=10) as http:
-                yield Running(url, http, infra)
+                yield Running(url, http, infra, app)
         finally:
             server.should_exit = True
             await asyncio.wait_for(task, 15)

@@ -26,11 +26,12 @@ outcome names the payer that ran out: a flood shows as its own line.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from prometheus_client import Counter
 
@@ -169,3 +170,36 @@ class Admission:
 def count(work: Work, outcome: Literal["cached", "busy", "failed"]) -> None:
     """Count a costly request that ended without new work (a read, or no room)."""
     COSTLY_WORK.labels(work, outcome).inc()
+
+
+Key = TypeVar("Key", bound=Hashable)
+Answer = TypeVar("Answer")
+
+
+class OnceAtATime(Generic[Key, Answer]):
+    """Answers being worked out in this process: whoever asks for the same
+    key meanwhile waits for the first asker's answer (or failure) instead of
+    starting the work again."""
+
+    def __init__(self) -> None:
+        self._working: dict[Key, asyncio.Future[Answer]] = {}
+
+    async def answer(self, key: Key, work: Callable[[], Awaitable[Answer]]) -> Answer:
+        waiting = self._working.get(key)
+        if waiting is not None:
+            return await asyncio.shield(waiting)
+        answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._working[key] = answer
+        try:
+            result = await work()
+        except Exception as failure:
+            answer.set_exception(failure)
+            answer.exception()  # (retrieved: an unawaited failure is not logged twice)
+            raise
+        except BaseException:
+            answer.cancel()
+            raise
+        finally:
+            self._working.pop(key, None)
+        answer.set_result(result)
+        return result

@@ -10,8 +10,6 @@ the spare-time worker at the lowest priority, after the bots and the hints
 
 from __future__ import annotations
 
-import asyncio
-
 import asyncpg
 import structlog
 from litestar import Request, Response, get
@@ -24,7 +22,7 @@ from muggins.client.pages import stored_game
 from muggins.replay.record import RecordError
 from muggins.replay.verify import slice_of
 from muggins.rules.game import fold
-from muggins.tables.admission import Admission, Payer, Throttled, count
+from muggins.tables.admission import Admission, OnceAtATime, Payer, Throttled, count
 from muggins.tables.bot_workers import SpareTimeBusy, SpareTimeWorker
 from muggins.tables.errors import Refusal
 from muggins.tables.http import client_address, refused, runtime_of
@@ -48,7 +46,7 @@ class Analyses:
         self.admission = admission
         self.thinker = thinker
         #: Analyses being thought in this process: a second asker waits for the first.
-        self._thinking: dict[tuple[str, int, int], asyncio.Future[bytes]] = {}
+        self._working: OnceAtATime[tuple[str, int, int], bytes] = OnceAtATime()
 
     async def analysis(self, request: Request, table_id: str, game: int,  # type: ignore[type-arg]
                        hand: int) -> bytes:
@@ -60,14 +58,15 @@ class Analyses:
         if not 1 <= game <= MAX_GAME or not 1 <= hand <= MAX_HAND:
             raise HTTPException(status_code=HTTP_404_NOT_FOUND,
                                 detail=f"there is no game {game} with a hand {hand} there")
-        waiting = self._thinking.get(key)
-        if waiting is not None:
-            count("analysis", "cached")
-            return await asyncio.shield(waiting)
+        return await self._working.answer(key, lambda: self._read_or_think(request, key))
+
+    async def _read_or_think(self, request: Request,  # type: ignore[type-arg]
+                             key: tuple[str, int, int]) -> bytes:
         kept = await self.pool.fetchval(QUERIES["stored_analysis"], *key)
         if kept is not None:
             count("analysis", "cached")
             return bytes(kept)
+        table_id, game, hand = key
         stored = await stored_game(runtime_of(request).infra.store, table_id, game, hand)
         try:
             part = slice_of(stored, hand)
@@ -80,27 +79,18 @@ class Analyses:
         self.admission.admit("analysis", [Payer("address", client_address(request))])
         before = fold(entry.event for entry in stored[: part.start])
         events = [entry.event for entry in stored[part.start : part.stop]]
-        answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self._thinking[key] = answer
         try:
             result = await self.thinker.analyse(before, events, f"{table_id}/{game}")
-            await self.pool.execute(QUERIES["keep_analysis"], *key, result)
+        except SpareTimeBusy:
+            count("analysis", "busy")
+            raise AnalysisUnavailable("the analyst has too many hands waiting: "
+                                      "try again in a minute") from None
         except Exception as failure:
-            if isinstance(failure, SpareTimeBusy):
-                count("analysis", "busy")
-                failure = AnalysisUnavailable("the analyst has too many hands waiting: "
-                                              "try again in a minute")
-            else:
-                count("analysis", "failed")
-                log.error("a hand could not be analysed", table=table_id, game=game,
-                          hand=hand, error=repr(failure))
-                failure = AnalysisUnavailable("the hand cannot be analysed just now")
-            answer.set_exception(failure)
-            answer.exception()  # (retrieved: an unawaited failure is not logged twice)
-            raise failure from None
-        finally:
-            self._thinking.pop(key, None)
-        answer.set_result(result)
+            count("analysis", "failed")
+            log.error("a hand could not be analysed", table=table_id, game=game, hand=hand,
+                      error=repr(failure))
+            raise AnalysisUnavailable("the hand cannot be analysed just now") from None
+        await self.pool.execute(QUERIES["keep_analysis"], *key, result)
         return result
 
 

@@ -10,16 +10,17 @@ spare-time worker, after the bots.
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Sequence
 
 import asyncpg
 import msgspec
 import structlog
 
 from muggins.rules.errors import IllegalMove
-from muggins.rules.events import HandStarted
+from muggins.rules.events import Event, HandStarted
 from muggins.rules.game import forced_move
-from muggins.tables.admission import Admission, Payer, count
+from muggins.rules.state import GameState
+from muggins.tables.admission import Admission, OnceAtATime, Payer, count
 from muggins.tables.bot_workers import SpareTimeBusy, SpareTimeWorker
 from muggins.tables.errors import HintsOff, Refusal
 from muggins.tables.follower import GameFollower
@@ -42,7 +43,7 @@ class Hints:
         self.admission = admission
         self.thinker = thinker
         #: Hints being thought in this process: a second asker waits for the first.
-        self._thinking: dict[tuple[str, int, int, int], asyncio.Future[Hint]] = {}
+        self._working: OnceAtATime[tuple[str, int, int, int], Hint] = OnceAtATime()
 
     async def hint(self, follower: GameFollower, seat: int, payers: list[Payer]) -> Hint:
         """The hint for ``seat``'s turn as the follower has the game now (a
@@ -55,39 +56,26 @@ class Hints:
                 or not follower.at_append_end or forced_move(state) is not None):
             raise IllegalMove("a hint is for your own turn, when you have a play to choose")
         key = (follower.table_id, follower.game, follower.version, seat)
-        waiting = self._thinking.get(key)
-        if waiting is not None:
-            count("hint", "cached")
-            return await asyncio.shield(waiting)
+        started = max((i for i, e in enumerate(follower.events) if isinstance(e, HandStarted)),
+                      default=0)
+        events = follower.events[started:]
+        return await self._working.answer(
+            key, lambda: self._read_or_think(key, state, events, payers))
+
+    async def _read_or_think(self, key: tuple[str, int, int, int], state: GameState,
+                             events: Sequence[Event], payers: list[Payer]) -> Hint:
         stored = await self.pool.fetchval(QUERIES["stored_hint"], *key)
         if stored is not None:
             count("hint", "cached")
             return _hint_decoder.decode(stored)
         self.admission.admit("hint", payers)
-        started = max((i for i, e in enumerate(follower.events) if isinstance(e, HandStarted)),
-                      default=0)
-        events = follower.events[started:]
-        answer: asyncio.Future[Hint] = asyncio.get_running_loop().create_future()
-        self._thinking[key] = answer
         try:
             best = await self.thinker.suggest(state, events, "/".join(map(str, key[:3])))
-            hint = Hint(key[1], key[2], best.tile, best.end, best.scores_now,
-                        round(best.expected_points, 1))
-            kept = await self.pool.fetchval(QUERIES["keep_hint"], *key, msgspec.json.encode(hint))
-            if kept is not None:
-                hint = _hint_decoder.decode(kept)
         except SpareTimeBusy:
             count("hint", "busy")
-            error: Exception = HintUnavailable("the expert has too many hints to think about: "
-                                               "try again in a moment")
-            answer.set_exception(error)
-            answer.exception()
-            raise error from None
-        except Exception as failure:
-            answer.set_exception(failure)
-            answer.exception()  # (retrieved: an unawaited failure is not logged twice)
-            raise
-        finally:
-            self._thinking.pop(key, None)
-        answer.set_result(hint)
-        return hint
+            raise HintUnavailable("the expert has too many hints to think about: "
+                                  "try again in a moment") from None
+        hint = Hint(key[1], key[2], best.tile, best.end, best.scores_now,
+                    round(best.expected_points, 1))
+        kept = await self.pool.fetchval(QUERIES["keep_hint"], *key, msgspec.json.encode(hint))
+        return hint if kept is None else _hint_decoder.decode(kept)
