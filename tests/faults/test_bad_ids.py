@@ -104,6 +104,11 @@ async def test_ids_that_are_not_table_ids_are_refused_and_harm_nothing(
                 f"GET {shown}/events": await http_answer(http, f"{path}/events"),
                 f"GET {shown}": await http_answer(http, path),
                 f"GET {shown}/view": await http_answer(http, f"{path}/view"),
+                f"GET {shown}/seating": await http_answer(http, f"{path}/seating"),
+                f"GET {shown}/games/1/hands/1/analysis": await http_answer(
+                    http, f"{path}/games/1/hands/1/analysis"),
+                f"GET {shown}/games/1/hands/1/replay": await http_answer(
+                    http, f"{path}/games/1/hands/1/replay"),
                 f"WebSocket {shown}/watch": await socket_answer(
                     f"{service.ws_url}{path}/watch", None),
                 f"WebSocket {shown}/play": await socket_answer(

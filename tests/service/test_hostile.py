@@ -22,7 +22,7 @@ from tests.service.conftest import FAST, Running, serve
 from tests.service.test_play import create, sit
 
 #: What the database holds that a refusal must not change.
-COUNTED = ("events", "players", "seat_tokens", "due", "presence")
+COUNTED = ("events", "players", "seat_tokens", "due", "presence", "hints", "hand_analyses")
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
@@ -88,7 +88,7 @@ async def test_no_request_answers_500_and_a_refusal_writes_nothing(
         table_id = quote(data.draw(st.one_of(ids, st.just(real))), safe="")
         route = data.draw(st.sampled_from(
             ["create", "seat", "get", "view", "seating", "lobby", "leaderboard", "replay",
-             "events", "presets", "page", "replay-page", "static", "health"]))
+             "analysis", "events", "presets", "page", "replay-page", "static", "health"]))
         query = data.draw(queries)
         if route == "create":
             requests.append(("POST", "/tables", data.draw(create_bodies), query))
@@ -96,9 +96,9 @@ async def test_no_request_answers_500_and_a_refusal_writes_nothing(
             seat = data.draw(st.one_of(st.integers(-3, 8), st.integers(2**40, 2**80)))
             requests.append(("POST", f"/tables/{table_id}/seats/{seat}",
                              data.draw(seat_bodies), query))
-        elif route == "replay":
+        elif route in ("replay", "analysis"):
             game, hand = data.draw(st.integers(-2, 2**70)), data.draw(st.integers(-2, 2**70))
-            requests.append(("GET", f"/tables/{table_id}/games/{game}/hands/{hand}/replay",
+            requests.append(("GET", f"/tables/{table_id}/games/{game}/hands/{hand}/{route}",
                              None, query))
         elif route == "events":  # a real table's stream never ends: other ids only
             wrong = quote(data.draw(ids.filter(lambda i: i != real)), safe="")
@@ -150,10 +150,13 @@ async def test_no_websocket_message_breaks_a_socket(
               suppress_health_check=list(HealthCheck))
     @given(st.one_of(
         st.fixed_dictionaries({"type": st.sampled_from(
-            ["play", "muggins", "since", "rematch", "back", "hello", "nope"])},
+            ["play", "muggins", "since", "rematch", "back", "hello", "hint", "chat", "ping",
+             "nope"])},
             optional={"tile": json_values, "end": json_values, "claim": json_values,
                       "known_version": json_values, "version": json_values,
-                      "token": json_values}),
+                      "token": json_values, "text": st.one_of(st.text(max_size=300),
+                                                              json_values),
+                      "phrase": json_values, "name": json_values}),
         json_values))
     def generate(message: Any) -> None:
         messages.append(message)
