@@ -1,0 +1,407 @@
+"""A flood of each costly request must cost the flooder, not the other tables.
+
+Probes, the same in every run: PROBE_EXPERTS tables where a person plays an
+expert bot (the expert's reply time: from the person's move to the bot's
+next move, with no bot delay, so it is the expert's thinking plus the
+service's own time), and PROBE_PAIRS tables of two people (their
+command-to-broadcast time, as in ``bench service``).  One run with nobody
+flooding, then one per flood, each on a fresh service process with the
+default settings (no bot delay), the flooder in a process of its own from
+20 loopback addresses of its own:
+
+* **hints**: each address sits at a casual table of its own against a bot,
+  and for every turn opens a new socket, asks a hint, plays it, closes;
+* **analyses**: each address asks for the analysis of every finished hand
+  of earlier bot games, as fast as it is answered;
+* **chat**: each address watches a probe table and talks as fast as the
+  socket lets it, coming back after each time it is sent away.
+
+Printed per run: the expert's reply p50 and p99, the players' p50 and p99,
+what the flooder sent and got back, and for the chat the rows stored per
+second.  The bars: with any one flood, the expert's reply p50 and the
+players' p99 within 1.5 times the run without.
+
+    python3 deploy/dev.py bench costly_floods
+    MUGGINS_BENCH_SECONDS=20 python3 deploy/dev.py bench costly_floods
+    MUGGINS_BENCH_FLOODS=hints python3 deploy/dev.py bench costly_floods
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import websockets
+
+from muggins.embedded import EmbeddedNats, EmbeddedPostgres
+from tests.benchmarks.bench_service import Stats, seat_player, service_process
+from tests.benchmarks.common import messages_until, percentile
+
+SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
+FLOODS = os.environ.get("MUGGINS_BENCH_FLOODS", "hints,analyses,chat").split(",")
+PROBE_EXPERTS = int(os.environ.get("MUGGINS_BENCH_PROBE_EXPERTS", "3"))
+PROBE_PAIRS = int(os.environ.get("MUGGINS_BENCH_PROBE_PAIRS", "20"))
+#: Bot games played before the runs, whose hands the analysis flood asks about.
+FINISHED_GAMES = int(os.environ.get("MUGGINS_BENCH_FINISHED_GAMES", "12"))
+#: The flooder's addresses: loopback, none of them the probes' 127.0.0.1.
+FLOOD_ADDRESSES = [f"127.0.0.{n}" for n in range(10, 30)]
+#: How long a person at a probe table takes to play (as in bench service).
+THINK = (0.3, 0.5)
+
+
+@dataclass
+class ExpertReplies:
+    replies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+async def person_against_expert(ws_url: str, table_id: str, token: str, replies: ExpertReplies,
+                                until: float, rng: random.Random) -> None:
+    """Play seat 0 against the expert: time from our move to the bot's next event."""
+    async with websockets.connect(f"{ws_url}/tables/{table_id}/play", max_size=2**22,
+                                  ping_interval=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        moved_at: float | None = None
+        planned = -1
+        version = 0
+        tasks: set[asyncio.Task[None]] = set()
+
+        async def play_later(view: dict[str, Any], at_version: int) -> None:
+            await asyncio.sleep(rng.uniform(*THINK))
+            choice = view["legal"][0]
+            await ws.send(json.dumps({"type": "play", "tile": choice["tile"],
+                                      "end": choice["end"], "known_version": at_version}))
+
+        async for message in messages_until(ws, until):
+            kind = message["type"]
+            if kind == "event":
+                version = message["version"]
+                event = message["event"]
+                if event["type"] == "TilePlayed" and event.get("seat") == 0:
+                    moved_at = time.perf_counter()
+                elif message.get("by") == "bot" and moved_at is not None:
+                    replies.replies.append((time.perf_counter() - moved_at) * 1000)
+                    moved_at = None
+            elif kind in ("welcome", "view"):
+                version = message["version"]
+                view = message.get("view")
+                if view is None:
+                    continue
+                if view["phase"] == "game-over" and planned != -2:
+                    planned = -2
+                    await ws.send('{"type":"rematch"}')
+                if (view["phase"] == "playing" and view["turn"] == 0 and view["legal"]
+                        and planned != version):
+                    planned = version
+                    task = asyncio.create_task(play_later(view, version))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+            elif kind == "game":
+                planned, moved_at = -1, None
+            elif kind == "error":
+                replies.errors.append(message["code"])
+        for task in tasks:
+            task.cancel()
+
+
+async def create(http: httpx.AsyncClient, spec: dict[str, Any]) -> str:
+    answer = await http.post("/tables", json=spec)
+    answer.raise_for_status()
+    return str(answer.json()["table_id"])
+
+
+async def sit(http: httpx.AsyncClient, table_id: str, seat: int, name: str) -> str:
+    answer = await http.post(f"/tables/{table_id}/seats/{seat}", json={"name": name})
+    answer.raise_for_status()
+    return str(answer.json()["token"])
+
+
+async def finished_hands(base_url: str) -> list[str]:
+    """Bot games played to the end now; the analysis path of each of their hands."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+        ids = [await create(http, {"seats": 2, "bots": [{"seat": 0, "level": "greedy"},
+                                                        {"seat": 1, "level": "greedy"}]})
+               for _ in range(FINISHED_GAMES)]
+        paths: list[str] = []
+        for table_id in ids:
+            for _ in range(600):
+                view = await http.get(f"/tables/{table_id}/view")
+                if view.status_code == 200 and view.json()["phase"] == "game-over":
+                    break
+                await asyncio.sleep(0.1)
+            hand = 1
+            while (await http.get(f"/tables/{table_id}/games/1/hands/{hand}/replay")
+                   ).status_code == 200:
+                paths.append(f"/tables/{table_id}/games/1/hands/{hand}/analysis")
+                hand += 1
+    return paths
+
+
+@dataclass
+class Probes:
+    experts: ExpertReplies
+    players: Stats
+
+
+@dataclass
+class ProbeTables:
+    experts: list[tuple[str, str]]
+    pairs: list[tuple[str, str, int]]
+
+
+async def probe_tables(base_url: str) -> ProbeTables:
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+        expert_tables = []
+        for _ in range(PROBE_EXPERTS):
+            table_id = await create(http, {"seats": 2, "bots": [{"seat": 1, "level": "expert"}]})
+            expert_tables.append((table_id, await sit(http, table_id, 0, "Ana")))
+        pairs = []
+        for _ in range(PROBE_PAIRS):
+            table_id = await create(http, {"seats": 2})
+            for seat in (0, 1):
+                pairs.append((table_id, await sit(http, table_id, seat, f"P{seat}"), seat))
+    return ProbeTables(expert_tables, pairs)
+
+
+async def run_probes(base_url: str, tables: ProbeTables) -> Probes:
+    ws_url = base_url.replace("http", "ws", 1)
+    experts, players = ExpertReplies(), Stats()
+    expert_tables, pairs = tables.experts, tables.pairs
+    until = time.monotonic() + SECONDS
+    rng = random.Random(2026)
+    await asyncio.gather(
+        *(person_against_expert(ws_url, table_id, token, experts, until,
+                                random.Random(rng.random()))
+          for table_id, token in expert_tables),
+        *(seat_player(ws_url, table_id, token, seat, players, until,
+                      random.Random(rng.random()))
+          for table_id, token, seat in pairs))
+    return Probes(experts, players)
+
+
+async def chat_rows(database_url: str) -> int:
+    connection = await asyncpg.connect(database_url)
+    try:
+        return int(await connection.fetchval(
+            "SELECT count(*) FROM events WHERE stream_id LIKE '%-chat'"))
+    finally:
+        await connection.close()
+
+
+async def one_run(folder: Path, env: dict[str, str], flood: str | None,
+                  targets: list[str]) -> tuple[Probes, Counter[str], float]:
+    async with service_process(folder, env, f"run-{flood or 'none'}",
+                               "--bot-delay", "0") as base_url:
+        flooder = None
+        tables = await probe_tables(base_url)
+        if flood == "chat":
+            targets = sorted({table_id for table_id, _, _ in tables.pairs})
+        if flood is not None:
+            flooder = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "tests.benchmarks.bench_costly_floods", "--flood",
+                flood, base_url, str(SECONDS + 15), *targets,
+                stdout=asyncio.subprocess.PIPE)
+            assert flooder.stdout is not None
+            ready = await asyncio.wait_for(flooder.stdout.readline(), 120)
+            assert ready.strip() == b"flooding", ready
+        rows_before = await chat_rows(env["MUGGINS_DATABASE_URL"])
+        started = time.monotonic()
+        probes = await run_probes(base_url, tables)
+        rows = (await chat_rows(env["MUGGINS_DATABASE_URL"]) - rows_before) / max(
+            1e-9, time.monotonic() - started)
+        outcomes: Counter[str] = Counter()
+        if flooder is not None and flooder.stdout is not None:
+            flooder.send_signal(signal.SIGINT)
+            outcomes = Counter(json.loads(await flooder.stdout.read() or b"{}"))
+            await flooder.wait()
+    logged = (folder / f"run-{flood or 'none'}.log").read_text().splitlines()
+    errors = [line for line in logged if '"level": "error"' in line or "Traceback" in line]
+    if errors:
+        outcomes["service errors logged"] = len(errors)
+        print("\n".join(errors[:5]), file=sys.stderr)
+    return probes, outcomes, rows
+
+
+# ---------------------------------------------------------------- the flooder
+
+
+async def flood_hints(base_url: str, address: str, until: float, tally: Counter[str]) -> None:
+    """A casual table of this address's own; for every turn a new socket asks a hint."""
+    ws_url = base_url.replace("http", "ws", 1)
+    async with httpx.AsyncClient(base_url=base_url, timeout=30,
+                                 transport=httpx.AsyncHTTPTransport(local_address=address)
+                                 ) as http:
+        table_id = await create(http, {"seats": 2, "overrides": {"hints": True},
+                                       "bots": [{"seat": 1, "level": "greedy"}]})
+        token = await sit(http, table_id, 0, "Flood")
+    while time.monotonic() < until:
+        try:
+            async with websockets.connect(f"{ws_url}/tables/{table_id}/play",
+                                          local_addr=(address, 0), ping_interval=None,
+                                          max_size=2**22) as ws:
+                await ws.send(json.dumps({"type": "hello", "token": token}))
+                view: dict[str, Any] | None = None
+                version = 0
+                asked = False
+                async for message in messages_until(ws, min(until, time.monotonic() + 10)):
+                    kind = message["type"]
+                    if kind in ("welcome", "view") and message.get("view") is not None:
+                        view, version = message["view"], message["version"]
+                        if view["phase"] == "game-over":
+                            await ws.send('{"type":"rematch"}')
+                        elif view["phase"] == "playing" and view["turn"] == 0 and not asked:
+                            asked = True
+                            await ws.send('{"type":"hint"}')
+                            tally["hints asked"] += 1
+                    elif kind == "hint" and view is not None:
+                        tally["hints given"] += 1
+                        await ws.send(json.dumps({"type": "play", "tile": message["tile"],
+                                                  "end": message["end"],
+                                                  "known_version": version}))
+                        break
+                    elif kind == "error" and asked:
+                        tally[f"refused {message['code']}"] += 1
+                        if view is not None and view["legal"]:
+                            choice = view["legal"][0]
+                            await ws.send(json.dumps({"type": "play", "tile": choice["tile"],
+                                                      "end": choice["end"],
+                                                      "known_version": version}))
+                        break
+        except (OSError, websockets.WebSocketException):
+            tally["sockets refused"] += 1
+            await asyncio.sleep(1.0)
+
+
+async def flood_analyses(base_url: str, address: str, until: float, tally: Counter[str],
+                         targets: list[str]) -> None:
+    async with httpx.AsyncClient(base_url=base_url, timeout=60,
+                                 transport=httpx.AsyncHTTPTransport(local_address=address)
+                                 ) as http:
+        order = targets[:]
+        random.Random(address).shuffle(order)
+        index = 0
+        while time.monotonic() < until:
+            path = order[index % len(order)]
+            index += 1
+            try:
+                answer = await http.get(path)
+                tally[f"answered {answer.status_code}"] += 1
+            except httpx.HTTPError:
+                tally["failed"] += 1
+
+
+async def flood_chat(base_url: str, address: str, until: float, tally: Counter[str],
+                     targets: list[str]) -> None:
+    ws_url = base_url.replace("http", "ws", 1)
+    table_id = targets[FLOOD_ADDRESSES.index(address) % len(targets)]
+    while time.monotonic() < until:
+        try:
+            async with websockets.connect(f"{ws_url}/tables/{table_id}/watch",
+                                          local_addr=(address, 0), ping_interval=None,
+                                          max_size=2**22) as ws:
+                async def drain() -> None:
+                    async for raw in ws:
+                        kind = json.loads(raw)["type"]
+                        if kind in ("chat", "error"):
+                            tally[f"got {kind}"] += 1
+
+                reader = asyncio.create_task(drain())
+                line = 0
+                while time.monotonic() < until and not reader.done():
+                    line += 1
+                    await ws.send(json.dumps({"type": "chat", "text": f"spam {line}",
+                                              "name": f"Spam{address}"}))
+                    tally["lines sent"] += 1
+                    await asyncio.sleep(0.05)
+                reader.cancel()
+                with contextlib.suppress(BaseException):
+                    await reader
+        except (OSError, websockets.WebSocketException):
+            tally["sent away"] += 1
+        await asyncio.sleep(1.0)
+
+
+async def flood(kind: str, base_url: str, seconds: float, targets: list[str]) -> None:
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop.set)
+    until = time.monotonic() + seconds
+    tally: Counter[str] = Counter()
+    workers = [asyncio.create_task(
+        flood_hints(base_url, address, until, tally) if kind == "hints"
+        else flood_analyses(base_url, address, until, tally, targets) if kind == "analyses"
+        else flood_chat(base_url, address, until, tally, targets))
+        for address in FLOOD_ADDRESSES]
+    print("flooding", flush=True)
+    await asyncio.wait([asyncio.create_task(stop.wait()), *workers],
+                       return_when=asyncio.FIRST_COMPLETED, timeout=seconds)
+    for worker in workers:
+        worker.cancel()
+    await asyncio.gather(*workers, return_exceptions=True)
+    print(json.dumps(tally), flush=True)
+
+
+async def main() -> int:
+    print(f"probes: {PROBE_EXPERTS} person-against-expert tables, {PROBE_PAIRS} tables of "
+          f"two people; {SECONDS:.0f} s a run; floods: {', '.join(FLOODS)}", flush=True)
+    rows: list[tuple[str, float, float]] = []
+    with tempfile.TemporaryDirectory(prefix="muggins-bench-") as scratch:
+        folder = Path(scratch)
+        postgres = EmbeddedPostgres(folder)
+        nats = EmbeddedNats(folder)
+        database_url, nats_url = postgres.start(), nats.start()
+        env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
+               "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
+        try:
+            targets: list[str] = []
+            if "analyses" in FLOODS:
+                async with service_process(folder, env, "setup", "--bot-delay", "0",
+                                           "--hand-pause", "0") as base_url:
+                    targets = await finished_hands(base_url)
+                print(f"{len(targets)} finished hands for the analysis flood", flush=True)
+            for flood_kind in [None, *FLOODS]:
+                probes, outcomes, rows_per_second = await one_run(
+                    folder, env, flood_kind, targets if flood_kind == "analyses" else [])
+                replies, players = probes.experts.replies, probes.players.latencies
+                label = flood_kind or "nobody flooding"
+                rows.append((label, percentile(replies, 0.5), percentile(players, 0.99)))
+                print(f"{label:<16} expert replies: {len(replies):4}, p50 "
+                      f"{percentile(replies, 0.5):6.1f} ms, p99 {percentile(replies, 0.99):6.1f}"
+                      f" ms | players: {len(players):5} moves, p50 "
+                      f"{percentile(players, 0.5):5.1f} ms, p99 {percentile(players, 0.99):6.1f}"
+                      f" ms, errors {len(probes.players.errors) + len(probes.experts.errors)}"
+                      f" | chat rows stored {rows_per_second:.2f}/s", flush=True)
+                if outcomes:
+                    print(f"{'':<16} flooder: {dict(sorted(outcomes.items()))}", flush=True)
+        finally:
+            nats.stop()
+            postgres.stop()
+    _, expert_base, players_base = rows[0]
+    met = True
+    for label, expert_p50, players_p99 in rows[1:]:
+        expert_ratio = expert_p50 / max(expert_base, 1e-9)
+        players_ratio = players_p99 / max(players_base, 1e-9)
+        ok = expert_ratio <= 1.5 and players_ratio <= 1.5
+        met = met and ok
+        print(f"{label:<16} expert p50 {expert_ratio:4.2f}x, players p99 {players_ratio:4.2f}x"
+              f" the run without: {'bar met' if ok else 'BAR MISSED'}")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--flood"]:
+        asyncio.run(flood(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5:]))
+    else:
+        sys.exit(asyncio.run(main()))
