@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 import structlog
 from litestar import Litestar, Request, Response, get, websocket
 from litestar.connection import WebSocket
+from litestar.datastructures import State
 from litestar.exceptions import HTTPException, WebSocketDisconnect
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
@@ -27,6 +28,7 @@ from muggins.client.pages import client_routes
 from muggins.settings import Settings
 from muggins.streams import is_table_id
 from muggins.tables import http
+from muggins.tables.client_address import TRUSTED_PROXIES, client_address
 from muggins.tables.correlation import correlation_middleware
 from muggins.tables.errors import TRANSIENT
 from muggins.tables.metrics import refresh as metrics_from_database
@@ -78,7 +80,7 @@ async def play_socket(socket: WebSocket, table_id: FromPath[str]) -> None:  # ty
         await http.refuse_socket(socket, "no-such-table", "there is no such table")
         return
     runtime = http.runtime_of(socket)
-    with runtime.sockets.slot(http.client_address(socket), "play") as allowed:
+    with runtime.sockets.slot(client_address(socket), "play") as allowed:
         if not allowed:
             await http.refuse_socket(socket, "too-many-sockets",
                                 "too many connections from your address")
@@ -133,10 +135,10 @@ def create_app(
     def creates_a_table(request: Request) -> bool:  # type: ignore[type-arg]
         return request.method == "POST" and request.url.path == "/tables"
 
-    # Per address and per process: behind a proxy, the proxy must pass the
-    # client's address on (uvicorn --proxy-headers) or every player is one.
+    # Per address (as muggins.tables.client_address names it) and per process.
     table_quota = RateLimitConfig(rate_limit=("minute", service_options.tables_per_minute),
-                                  check_throttle_handler=creates_a_table)
+                                  check_throttle_handler=creates_a_table,
+                                  identifier_for_request=client_address)
 
     readers: list[ControllerRouterHandler] = [
         http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
@@ -150,6 +152,7 @@ def create_app(
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
         middleware=[correlation_middleware, table_quota.middleware],
+        state=State({TRUSTED_PROXIES: service_options.trusted_proxies}),
         request_max_body_size=MAX_BODY_BYTES,
         # Logs go through muggins.logs (JSON lines), not a configuration of its own.
         logging_config=None,

@@ -62,10 +62,6 @@ def checked_id(table_id: str) -> str:
     return table_id
 
 
-def client_address(connection: Request | WebSocket) -> str:  # type: ignore[type-arg]
-    return connection.client.host if connection.client else "unknown"
-
-
 async def refuse_socket(socket: WebSocket, code: str, message: str) -> None:  # type: ignore[type-arg]
     with contextlib.suppress(Exception):
         await socket.send_data(encode(ErrorMessage(code, message)).decode())

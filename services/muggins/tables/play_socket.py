@@ -25,9 +25,9 @@ from muggins.rules.events import Event, HandStarted, event_encoder, visible_to
 from muggins.rules.game import decide, forced_move
 from muggins.streams import spectators_subject
 from muggins.tables.chat import chat_bucket
+from muggins.tables.client_address import client_address
 from muggins.tables.errors import TRANSIENT, HintsOff, Refusal, StaleView
 from muggins.tables.follower import GameFollower
-from muggins.tables.http import client_address
 from muggins.tables.limits import POLICY_VIOLATION, Strikes, TokenBucket
 from muggins.tables.protocol import (
     Back,

@@ -33,15 +33,10 @@ from muggins.logs import log_context
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.streams import spectators_subject
 from muggins.tables.chat import TableChat, chat_bucket
+from muggins.tables.client_address import client_address
 from muggins.tables.errors import TRANSIENT, BadRequest, Refusal, TooManySockets
 from muggins.tables.follower import Followers, GameFollower, start_once
-from muggins.tables.http import (
-    checked_id,
-    client_address,
-    refuse_socket,
-    refused,
-    runtime_of,
-)
+from muggins.tables.http import checked_id, refuse_socket, refused, runtime_of
 from muggins.tables.limits import POLICY_VIOLATION, SocketsPerAddress, Strikes, TokenBucket
 from muggins.tables.protocol import (
     Chat,
