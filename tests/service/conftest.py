@@ -44,6 +44,7 @@ FAST = ServiceOptions(
     bot_delay=0.0, hand_pause=0.0, expert_budget_ms=20, bot_workers=1, grace_period=30.0,
     commands_per_second=1000, command_burst=1000,
     tables_per_minute=10_000, sockets_per_address=10_000, penalty_seconds=0.0,
+    secret_rotations_per_minute=10_000,
 )
 
 

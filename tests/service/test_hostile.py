@@ -62,6 +62,11 @@ seat_bodies = st.one_of(
             {"player_id": st.text(max_size=70), "secret": st.text(max_size=140)}))}),
     json_values,
 )
+rotate_bodies = st.one_of(
+    st.fixed_dictionaries({"secret": st.one_of(st.text(max_size=140), json_values)},
+                          optional={"player_id": json_values}),
+    json_values,
+)
 queries = st.dictionaries(st.sampled_from(["limit", "page", "per_page", "preset", "lang",
                                            "since"]),
                           st.one_of(st.integers(-2**70, 2**70).map(str), st.text(max_size=30)),
@@ -89,9 +94,13 @@ async def test_no_request_answers_500_and_a_refusal_writes_nothing(
         table_id = quote(data.draw(st.one_of(ids, st.just(real))), safe="")
         route = data.draw(st.sampled_from(
             ["create", "seat", "get", "view", "seating", "lobby", "leaderboard", "replay",
-             "events", "presets", "page", "replay-page", "static", "health"]))
+             "events", "presets", "page", "replay-page", "static", "health", "rotate"]))
         query = data.draw(queries)
-        if route == "create":
+        if route == "rotate":
+            player_id = quote(data.draw(st.one_of(ids, st.uuids().map(str))), safe="")
+            requests.append(("POST", f"/players/{player_id}/secret",
+                             data.draw(rotate_bodies), query))
+        elif route == "create":
             requests.append(("POST", "/tables", data.draw(create_bodies), query))
         elif route == "seat":
             seat = data.draw(st.one_of(st.integers(-3, 8), st.integers(2**40, 2**80)))

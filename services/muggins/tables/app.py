@@ -135,23 +135,34 @@ def create_app(
     def creates_a_table(request: Request) -> bool:  # type: ignore[type-arg]
         return request.method == "POST" and request.url.path == "/tables"
 
-    # Per address (as muggins.tables.client_address names it) and per process.
+    def rotates_a_secret(request: Request) -> bool:  # type: ignore[type-arg]
+        path = request.url.path
+        return request.method == "POST" and path.startswith("/players/") and \
+            path.endswith("/secret")
+
+    # Per address (as muggins.tables.client_address names it) and per process;
+    # each quota counts in a store of its own.
     table_quota = RateLimitConfig(rate_limit=("minute", service_options.tables_per_minute),
                                   check_throttle_handler=creates_a_table,
                                   identifier_for_request=client_address)
+    rotation_quota = RateLimitConfig(
+        rate_limit=("minute", service_options.secret_rotations_per_minute),
+        check_throttle_handler=rotates_a_secret, identifier_for_request=client_address,
+        store="secret_rotations")
 
     readers: list[ControllerRouterHandler] = [
         http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
         http.lobby, http.table_view, http.leaderboard, metrics,
     ]
-    players: list[ControllerRouterHandler] = [http.create_table, http.take_seat, play_socket]
+    players: list[ControllerRouterHandler] = [http.create_table, http.take_seat,
+                                              http.rotate_secret, play_socket]
     return Litestar(
         route_handlers=readers + (players if service_options.role == "all" else [])
         + client_routes(),
         exception_handlers={RecursionError: too_deep, HTTPException: refused,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
-        middleware=[correlation_middleware, table_quota.middleware],
+        middleware=[correlation_middleware, table_quota.middleware, rotation_quota.middleware],
         state=State({TRUSTED_PROXIES: service_options.trusted_proxies}),
         request_max_body_size=MAX_BODY_BYTES,
         # Logs go through muggins.logs (JSON lines), not a configuration of its own.

@@ -23,7 +23,7 @@ from muggins.rules.describe import PRESET_SUMMARIES, Language, describe, preset_
 from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
 from muggins.streams import is_table_id, table_stream
-from muggins.tables.errors import BadRequest, Refusal, TableNotFound
+from muggins.tables.errors import BadRequest, PlayerNotFound, Refusal, TableNotFound
 from muggins.tables.limits import POLICY_VIOLATION
 from muggins.tables.protocol import (
     CreateTable,
@@ -32,9 +32,11 @@ from muggins.tables.protocol import (
     LeaderboardPage,
     Lobby,
     LobbyTable,
+    NewSecret,
     PlayingTable,
     PresetBoard,
     PublicTableView,
+    RotateSecret,
     RuleLine,
     SeatGranted,
     SeatingEntry,
@@ -44,11 +46,11 @@ from muggins.tables.protocol import (
     encode,
 )
 from muggins.tables.runtime import Runtime
-from muggins.tables.seating import seating_history
+from muggins.tables.seating import is_player_id, seating_history
 
 #: The deepest leaderboard page anyone may ask for (beyond it: 400).
 MAX_PAGE = 100_000
-Body = TypeVar("Body", CreateTable, TakeSeat)
+Body = TypeVar("Body", CreateTable, TakeSeat, RotateSecret)
 
 
 def runtime_of(request: Request | WebSocket) -> Runtime:  # type: ignore[type-arg]
@@ -60,6 +62,13 @@ def checked_id(table_id: str) -> str:
     if not is_table_id(table_id):
         raise TableNotFound("there is no such table: a table id is 4 to 32 letters and digits")
     return table_id
+
+
+def checked_player_id(player_id: str) -> str:
+    """``player_id`` if it is of the player id format; else PlayerNotFound (404)."""
+    if not is_player_id(player_id):
+        raise PlayerNotFound("there is no such player: a player id is a UUID")
+    return player_id
 
 
 async def refuse_socket(socket: WebSocket, code: str, message: str) -> None:  # type: ignore[type-arg]
@@ -164,6 +173,25 @@ async def take_seat(
         raise refused(error) from None
     await runtime.commands.begin(table)
     return msgspec.structs.replace(granted, play_link=runtime.play_socket_link(table_id))
+
+
+@post("/players/{player_id:str}/secret", status_code=200,
+      summary="A new secret for a player identity (sign out every other browser)",
+      description="The body proves the current secret; the answer is the new one, and the "
+                  "old one is refused from now on (403 bad-token), wherever it is kept.")
+async def rotate_secret(
+    request: Request,  # type: ignore[type-arg]
+    player_id: FromPath[str],
+    data: JSONBody[RotateSecret],
+) -> NewSecret:
+    runtime = runtime_of(request)
+    data = await strictly(request, RotateSecret)
+    try:
+        checked = checked_player_id(player_id)
+        secret = await runtime.seating.rotate_secret(checked, data.secret)
+    except Refusal as error:
+        raise refused(error) from None
+    return NewSecret(checked.lower(), secret)
 
 
 @get("/lobby", summary="Open tables with free seats, and tables being played",

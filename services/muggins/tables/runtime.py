@@ -52,6 +52,8 @@ class ServiceOptions:
     poll_interval: float = 0.25
     #: Tables one client address may create a minute (429 beyond).
     tables_per_minute: int = 30
+    #: Player secrets one client address may ask to rotate a minute (429 beyond).
+    secret_rotations_per_minute: int = 10
     #: WebSockets and event streams one client address may hold open at once.
     sockets_per_address: int = 64
     #: Seconds an address gets no new socket after one of its sockets was
