@@ -134,22 +134,25 @@ def serve_command(host: str | None, port: int | None, bot_delay: float | None,
     # future full collection (shorter pauses under load).
     gc.collect()
     gc.freeze()
-    structlog.get_logger("muggins.serve").info(
-        "muggins is starting", listen=f"http://{host}:{port}", api="/schema",
-        share_links=options.base_url, role=options.role)
+    log = structlog.get_logger("muggins.serve")
+    if settings.forwarded_allow_ips is not None:
+        log.warning("forwarded_allow_ips is the old name of trusted_proxies: rename it")
+    log.info("muggins is starting", listen=f"http://{host}:{port}", api="/schema",
+             share_links=options.base_url, role=options.role,
+             trusted_proxies=[str(network) for network in options.trusted_proxies])
     # Idle keep-alive connections stay open longer than clients keep them
     # (httpx: 5 s, browsers and proxies up to 60 s): a server that closes an
     # idle connection at the instant a client reuses it resets that request
     # (seen once as httpx.ReadError creating 500 tables: uvicorn's default
-    # was 5 s, the same as httpx's).  Client addresses come from
-    # X-Forwarded-For only when the load balancer (forwarded_allow_ips) sent it.
+    # was 5 s, the same as httpx's).  proxy_headers=False: who the client is,
+    # X-Forwarded-For or not, muggins.tables.client_address alone decides
+    # (uvicorn's would believe loopback by default).
     # log_config=None: uvicorn logs through ours (JSON lines like every other).
     uvicorn.run(app, host=host, port=port, log_level=settings.log_level, lifespan="on",
                 log_config=None,
                 ws_max_size=64 * 1024, ws_per_message_deflate=False,
                 timeout_graceful_shutdown=10, timeout_keep_alive=75,
-                proxy_headers=True, forwarded_allow_ips=settings.forwarded_allow_ips,
-                access_log=False)
+                proxy_headers=False, access_log=False)
 
 
 @main.command("up")

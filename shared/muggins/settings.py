@@ -10,6 +10,7 @@ servers itself (``muggins.embedded``), with their data in ``data_dir``.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ Role = Literal["all", "spectators"]
 Seconds = Annotated[float, msgspec.Meta(ge=0, le=10 * 365 * 24 * 3600)]
 Port = Annotated[int, msgspec.Meta(ge=0, le=65535)]
 Positive = Annotated[int, msgspec.Meta(ge=1)]
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 class SettingsError(ValueError):
@@ -96,8 +98,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     sockets_per_address: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 64
     #: Seconds an address gets no new socket after one was closed for abuse.
     penalty_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 10.0
-    #: Addresses whose X-Forwarded-For is believed (the load balancer's), comma-separated.
-    forwarded_allow_ips: str = "127.0.0.1"
+    #: The load balancers whose X-Forwarded-For is believed: addresses or
+    #: networks (CIDR), comma-separated.  Empty: nobody's, every client is
+    #: the address it connects from (muggins.tables.client_address).
+    trusted_proxies: str = ""
+    #: trusted_proxies's old name, still read; None: not set.
+    forwarded_allow_ips: str | None = None
 
     # -- logs -------------------------------------------------------------------
     log_format: LogFormat = "auto"
@@ -114,10 +120,35 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         if self.stream_max_age and self.stream_duplicate_window > self.stream_max_age:
             # JetStream refuses such a stream at start; say so before.
             raise SettingsError("stream_duplicate_window is longer than stream_max_age")
+        if (self.forwarded_allow_ips is not None and self.trusted_proxies
+                and self.forwarded_allow_ips != self.trusted_proxies):
+            raise SettingsError("trusted_proxies and forwarded_allow_ips (its old name) "
+                                "differ: set trusted_proxies only")
+        networks(self.trusted_proxies or self.forwarded_allow_ips or "")
+
+    @property
+    def trusted_proxy_networks(self) -> tuple[Network, ...]:
+        """The networks of trusted_proxies (or of its old name)."""
+        return networks(self.trusted_proxies or self.forwarded_allow_ips or "")
 
     @property
     def data_path(self) -> Path:
         return Path(self.data_dir).expanduser().resolve()
+
+
+def networks(text: str) -> tuple[Network, ...]:
+    """The comma-separated addresses and CIDR networks of ``text`` (an
+    address is a network of one); SettingsError names an entry that is neither."""
+    found = []
+    for entry in (part.strip() for part in text.split(",")):
+        if not entry:
+            continue
+        try:
+            found.append(ipaddress.ip_network(entry))
+        except ValueError as error:
+            raise SettingsError(f"trusted_proxies: {entry[:60]!r} is not an address or a "
+                                f"network ({error})") from None
+    return tuple(found)
 
 
 #: Every setting's environment variable: MUGGINS_ and its name in capitals.

@@ -422,6 +422,7 @@ async def test_one_player_across_browsers(pages: Pages) -> None:
     assert "#identity=" in link
     identity = await first.evaluate("() => JSON.parse(localStorage.getItem('muggins.player'))")
     second = await pages.open(link.replace(pages.base_url, ""))
+    await second.click("#identity-accept")  # asked first (tests/browser/test_identity_links.py)
     await expect(second.locator("#identity-card")).to_be_visible()
     assert "#identity" not in second.url  # the secret does not stay in the address
     await create_from_lobby(second)

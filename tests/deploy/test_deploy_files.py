@@ -373,7 +373,7 @@ def test_compose_gives_every_process_the_same_servers() -> None:
                 role, "postgres", 5432, "/muggins"), name
             assert url.password == compose_interpolated(password), name
         # X-Forwarded-For is believed from the load balancer only.
-        assert environment["MUGGINS_FORWARDED_ALLOW_IPS"] == haproxy_address, name
+        assert environment["MUGGINS_TRUSTED_PROXIES"] == haproxy_address, name
 
 
 def test_compose_postgres_has_the_two_roles_and_the_owned_database() -> None:

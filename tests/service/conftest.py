@@ -51,6 +51,7 @@ FAST = ServiceOptions(
     bot_delay=0.0, hand_pause=0.0, expert_budget_ms=20, bot_workers=1, grace_period=30.0,
     commands_per_second=1000, command_burst=1000,
     tables_per_minute=10_000, sockets_per_address=10_000, penalty_seconds=0.0,
+    secret_rotations_per_minute=10_000,
 )
 
 
@@ -67,8 +68,9 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
     options = dataclasses.replace(options, base_url=url)
     async with infrastructure(settings) as infra:
         app = create_app(settings, options, infra)
+        # proxy_headers=False as `muggins serve`: the app alone decides who the client is.
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                lifespan="on", ws_max_size=64 * 1024)
+                                lifespan="on", ws_max_size=64 * 1024, proxy_headers=False)
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
         while not server.started:

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from muggins.embedded import EmbeddedNats
+from muggins.settings import networks
 from tests.service.client import SeatClient
 from tests.service.conftest import FAST, Running, serve
 from tests.service.test_play import create, sit
@@ -61,6 +62,11 @@ seat_bodies = st.one_of(
             {"player_id": st.text(max_size=70), "secret": st.text(max_size=140)}))}),
     json_values,
 )
+rotate_bodies = st.one_of(
+    st.fixed_dictionaries({"secret": st.one_of(st.text(max_size=140), json_values)},
+                          optional={"player_id": json_values}),
+    json_values,
+)
 queries = st.dictionaries(st.sampled_from(["limit", "page", "per_page", "preset", "lang",
                                            "since"]),
                           st.one_of(st.integers(-2**70, 2**70).map(str), st.text(max_size=30)),
@@ -88,9 +94,14 @@ async def test_no_request_answers_500_and_a_refusal_writes_nothing(
         table_id = quote(data.draw(st.one_of(ids, st.just(real))), safe="")
         route = data.draw(st.sampled_from(
             ["create", "seat", "get", "view", "seating", "lobby", "leaderboard", "replay",
-             "analysis", "events", "presets", "page", "replay-page", "static", "health"]))
+             "analysis", "events", "presets", "page", "replay-page", "static", "health",
+             "rotate"]))
         query = data.draw(queries)
-        if route == "create":
+        if route == "rotate":
+            player_id = quote(data.draw(st.one_of(ids, st.uuids().map(str))), safe="")
+            requests.append(("POST", f"/players/{player_id}/secret",
+                             data.draw(rotate_bodies), query))
+        elif route == "create":
             requests.append(("POST", "/tables", data.draw(create_bodies), query))
         elif route == "seat":
             seat = data.draw(st.one_of(st.integers(-3, 8), st.integers(2**40, 2**80)))
@@ -244,6 +255,37 @@ async def test_table_creation_beyond_the_quota_is_429(
         refused = await service.http.post("/tables", json={})
         assert refused.json()["code"] == "rate-limited"
         assert (await service.http.get("/lobby")).status_code == 200  # reading is not limited
+
+
+async def test_a_forwarded_for_header_is_believed_from_trusted_proxies_only(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    """Issue #22: a client on the service's own host named itself anew in
+    X-Forwarded-For on every request and was never limited."""
+    quota = dataclasses.replace(FAST, tables_per_minute=5)
+    fresh = (f"203.0.113.{n}" for n in range(1, 200))
+    async with serve(database_url, nats_server.url, quota) as service:  # trusts no proxy
+        answers = [(await service.http.post("/tables", json={},
+                                            headers={"X-Forwarded-For": next(fresh)})).status_code
+                   for _ in range(7)]
+        assert answers == [201] * 5 + [429] * 2
+    behind_haproxy = dataclasses.replace(quota, trusted_proxies=networks("127.0.0.1"))
+    async with serve(database_url, nats_server.url, behind_haproxy) as service:
+        # Each forwarded address is its own client...
+        answers = [(await service.http.post("/tables", json={},
+                                            headers={"X-Forwarded-For": next(fresh)})).status_code
+                   for _ in range(7)]
+        assert answers == [201] * 7
+        # ...and one of them is limited, whatever it writes before the proxy's entry.
+        answers = [(await service.http.post(
+            "/tables", json={},
+            headers={"X-Forwarded-For": f"{next(fresh)}, 198.51.100.1"})).status_code
+            for _ in range(7)]
+        assert answers == [201] * 5 + [429] * 2
+        # A header that is not a list of addresses: the proxy itself is the client.
+        garbage = (await service.http.post("/tables", json={},
+                                           headers={"X-Forwarded-For": "<nonsense>"}))
+        assert garbage.status_code == 201
 
 
 async def test_sockets_per_address_are_limited(

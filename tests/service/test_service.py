@@ -322,7 +322,7 @@ async def test_health_readiness_and_schema(service: Running) -> None:
     }
     schema = (await service.http.get("/schema/openapi.json")).json()
     for path in ("/tables", "/tables/{table_id}", "/tables/{table_id}/seats/{seat}",
-                 "/healthz", "/readyz"):
+                 "/players/{player_id}/secret", "/healthz", "/readyz"):
         assert path in schema["paths"], path
     assert "CreateTable" in json.dumps(schema["components"])
 

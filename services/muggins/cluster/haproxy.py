@@ -15,7 +15,9 @@ addresses differ (tests/deploy checks the committed copies are this text).
 * ``/metrics`` is refused from outside: scrape each process directly.
 * Every request gets an ``X-Request-Id`` the service logs as its
   correlation id, and ``X-Forwarded-For`` with the client's address, which
-  the service believes from here only (setting forwarded_allow_ips).
+  the service believes from here only (setting trusted_proxies:
+  muggins.tables.client_address).  ``option forwardfor`` appends it as the
+  last value, whatever the client sent: the right-most is the one to believe.
 """
 
 from __future__ import annotations

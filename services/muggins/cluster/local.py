@@ -481,6 +481,8 @@ class LocalCluster:
             "MUGGINS_PUBLIC_URL": self.url,
             "MUGGINS_LISTEN_HOST": "127.0.0.1",
             "MUGGINS_LISTEN_PORT": str(instance.port),
+            # HAProxy runs on loopback here: its X-Forwarded-For is believed.
+            "MUGGINS_TRUSTED_PROXIES": "127.0.0.1",
         })
         environment.update(self._state.extra_settings)
         return [*_muggins_command(), *process.argv], environment

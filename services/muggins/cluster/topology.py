@@ -25,7 +25,7 @@ Kind = Literal["service", "spectators", "projector"]
 ADDRESS_SETTINGS = frozenset({
     "MUGGINS_DATABASE_URL", "MUGGINS_MIGRATION_DATABASE_URL", "MUGGINS_NATS_URL",
     "MUGGINS_DATA_DIR", "MUGGINS_LISTEN_HOST", "MUGGINS_LISTEN_PORT", "MUGGINS_PUBLIC_URL",
-    "MUGGINS_FORWARDED_ALLOW_IPS", "MUGGINS_CONFIG",
+    "MUGGINS_TRUSTED_PROXIES", "MUGGINS_CONFIG",
 })
 
 #: Every muggins process of the cluster has these.

@@ -24,8 +24,9 @@ from muggins.replay.verify import slice_of
 from muggins.rules.game import fold
 from muggins.tables.admission import Admission, OnceAtATime, Payer, Throttled, count
 from muggins.tables.bot_workers import SpareTimeBusy, SpareTimeWorker
+from muggins.tables.client_address import client_address
 from muggins.tables.errors import Refusal
-from muggins.tables.http import client_address, refused, runtime_of
+from muggins.tables.http import refused, runtime_of
 from muggins.tables.seating import QUERIES
 
 log = structlog.get_logger(__name__)

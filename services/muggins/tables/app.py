@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 
 import structlog
 from litestar import Litestar, Request, Response, get
+from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
@@ -27,6 +28,7 @@ from muggins.settings import Settings
 from muggins.streams import NoSuchTable
 from muggins.tables import http
 from muggins.tables.analysis import hand_analysis
+from muggins.tables.client_address import TRUSTED_PROXIES, client_address
 from muggins.tables.correlation import correlation_middleware
 from muggins.tables.errors import TRANSIENT, TableNotFound
 from muggins.tables.metrics import refresh as metrics_from_database
@@ -116,16 +118,27 @@ def create_app(
     def creates_a_table(request: Request) -> bool:  # type: ignore[type-arg]
         return request.method == "POST" and request.url.path == "/tables"
 
-    # Per address and per process: behind a proxy, the proxy must pass the
-    # client's address on (uvicorn --proxy-headers) or every player is one.
+    def rotates_a_secret(request: Request) -> bool:  # type: ignore[type-arg]
+        path = request.url.path
+        return request.method == "POST" and path.startswith("/players/") and \
+            path.endswith("/secret")
+
+    # Per address (as muggins.tables.client_address names it) and per process;
+    # each quota counts in a store of its own.
     table_quota = RateLimitConfig(rate_limit=("minute", service_options.tables_per_minute),
-                                  check_throttle_handler=creates_a_table)
+                                  check_throttle_handler=creates_a_table,
+                                  identifier_for_request=client_address)
+    rotation_quota = RateLimitConfig(
+        rate_limit=("minute", service_options.secret_rotations_per_minute),
+        check_throttle_handler=rotates_a_secret, identifier_for_request=client_address,
+        store="secret_rotations")
 
     readers: list[ControllerRouterHandler] = [
         http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
         http.lobby, http.table_view, http.leaderboard, metrics, hand_analysis,
     ]
-    players: list[ControllerRouterHandler] = [http.create_table, http.take_seat, play_socket]
+    players: list[ControllerRouterHandler] = [http.create_table, http.take_seat,
+                                              http.rotate_secret, play_socket]
     return Litestar(
         route_handlers=readers + (players if service_options.role == "all" else [])
         + client_routes(),
@@ -133,7 +146,8 @@ def create_app(
                             NoSuchTable: no_such_table,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
-        middleware=[correlation_middleware, table_quota.middleware],
+        middleware=[correlation_middleware, table_quota.middleware, rotation_quota.middleware],
+        state=State({TRUSTED_PROXIES: service_options.trusted_proxies}),
         request_max_body_size=MAX_BODY_BYTES,
         # Logs go through muggins.logs (JSON lines), not a configuration of its own.
         logging_config=None,

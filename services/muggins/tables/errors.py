@@ -22,6 +22,11 @@ class TableNotFound(Refusal, LookupError):
     status = 404
 
 
+class PlayerNotFound(Refusal, LookupError):
+    code = "no-such-player"
+    status = 404
+
+
 class BadRequest(Refusal, ValueError):
     code = "bad-request"
     status = 400

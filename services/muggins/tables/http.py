@@ -2,13 +2,13 @@
 public view, the leaderboard.
 
 Every id and parameter is checked here, at the edge, before it reaches SQL,
-a subject or the rules: a table id of the wrong format is a 404 like an
-unknown one, and every refusal answers 4xx with a stable ``code``.
+a subject or the rules: a table id by muggins.streams.table_id (one of the
+wrong format is a 404 like an unknown one, answered by the app), and every
+refusal answers 4xx with a stable ``code``.
 """
 
 from __future__ import annotations
 
-import contextlib
 from typing import TypeVar
 
 import msgspec
@@ -17,59 +17,49 @@ from litestar.connection import WebSocket
 from litestar.exceptions import HTTPException
 from litestar.params import FromPath, FromQuery, JSONBody
 
+from muggins import streams
 from muggins.client.pages import checked_language
 from muggins.projections.runner import QUERIES as VIEW_QUERIES
 from muggins.rules.describe import PRESET_SUMMARIES, Language, describe, preset_title
 from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
-from muggins.streams import is_table_id, table_stream
-from muggins.tables.errors import BadRequest, Refusal, TableNotFound
-from muggins.tables.limits import POLICY_VIOLATION
+from muggins.streams import table_stream
+from muggins.tables.errors import BadRequest, PlayerNotFound, Refusal, TableNotFound
 from muggins.tables.protocol import (
     CreateTable,
-    ErrorMessage,
     LeaderboardLine,
     LeaderboardPage,
     Lobby,
     LobbyTable,
+    NewSecret,
     PlayingTable,
     PresetBoard,
     PublicTableView,
+    RotateSecret,
     SeatGranted,
     SeatingEntry,
     SeatSummary,
     TableInfo,
     TakeSeat,
-    encode,
 )
 from muggins.tables.runtime import Runtime
-from muggins.tables.seating import seating_history
+from muggins.tables.seating import is_player_id, seating_history
 from muggins.views import RuleLine
 
 #: The deepest leaderboard page anyone may ask for (beyond it: 400).
 MAX_PAGE = 100_000
-Body = TypeVar("Body", CreateTable, TakeSeat)
+Body = TypeVar("Body", CreateTable, TakeSeat, RotateSecret)
 
 
 def runtime_of(request: Request | WebSocket) -> Runtime:  # type: ignore[type-arg]
     return request.app.state.runtime  # type: ignore[no-any-return]
 
 
-def checked_id(table_id: str) -> str:
-    """``table_id`` if it is of the table id format; else TableNotFound (404)."""
-    if not is_table_id(table_id):
-        raise TableNotFound("there is no such table: a table id is 4 to 32 letters and digits")
-    return table_id
-
-
-def client_address(connection: Request | WebSocket) -> str:  # type: ignore[type-arg]
-    return connection.client.host if connection.client else "unknown"
-
-
-async def refuse_socket(socket: WebSocket, code: str, message: str) -> None:  # type: ignore[type-arg]
-    with contextlib.suppress(Exception):
-        await socket.send_data(encode(ErrorMessage(code, message)).decode())
-        await socket.close(POLICY_VIOLATION, message[:120])
+def checked_player_id(player_id: str) -> str:
+    """``player_id`` if it is of the player id format; else PlayerNotFound (404)."""
+    if not is_player_id(player_id):
+        raise PlayerNotFound("there is no such player: a player id is a UUID")
+    return player_id
 
 
 def refused(error: Refusal | IllegalMove) -> HTTPException:
@@ -132,7 +122,7 @@ async def get_table(
 ) -> TableInfo:
     language = checked_language(lang)
     try:
-        return await table_info(runtime_of(request), checked_id(table_id), language)
+        return await table_info(runtime_of(request), streams.table_id(table_id), language)
     except Refusal as error:
         raise refused(error) from None
 
@@ -143,11 +133,8 @@ async def get_table(
 async def table_seating(
     request: Request, table_id: FromPath[str]  # type: ignore[type-arg]
 ) -> list[SeatingEntry]:
-    try:
-        checked_id(table_id)
-    except Refusal as error:
-        raise refused(error) from None
-    recorded = await runtime_of(request).infra.store.read_stream(table_stream(table_id))
+    recorded = await runtime_of(request).infra.store.read_stream(
+        table_stream(streams.table_id(table_id)))
     if not recorded:
         raise refused(TableNotFound(f"there is no table {table_id}"))
     return seating_history(recorded)
@@ -163,11 +150,31 @@ async def take_seat(
     runtime = runtime_of(request)
     data = await strictly(request, TakeSeat)
     try:
-        granted, table = await runtime.seating.take_seat(checked_id(table_id), seat, data)
+        granted, table = await runtime.seating.take_seat(streams.table_id(table_id), seat,
+                                                         data)
     except Refusal as error:
         raise refused(error) from None
     await runtime.commands.begin(table)
     return msgspec.structs.replace(granted, play_link=runtime.play_socket_link(table_id))
+
+
+@post("/players/{player_id:str}/secret", status_code=200,
+      summary="A new secret for a player identity (sign out every other browser)",
+      description="The body proves the current secret; the answer is the new one, and the "
+                  "old one is refused from now on (403 bad-token), wherever it is kept.")
+async def rotate_secret(
+    request: Request,  # type: ignore[type-arg]
+    player_id: FromPath[str],
+    data: JSONBody[RotateSecret],
+) -> NewSecret:
+    runtime = runtime_of(request)
+    data = await strictly(request, RotateSecret)
+    try:
+        checked = checked_player_id(player_id)
+        secret = await runtime.seating.rotate_secret(checked, data.secret)
+    except Refusal as error:
+        raise refused(error) from None
+    return NewSecret(checked.lower(), secret)
 
 
 @get("/lobby", summary="Open tables with free seats, and tables being played",
@@ -204,9 +211,8 @@ async def lobby(
 async def table_view(
     request: Request, table_id: FromPath[str]  # type: ignore[type-arg]
 ) -> PublicTableView:
-    if not is_table_id(table_id):
-        raise refused(TableNotFound("there is no such table"))
-    row = await runtime_of(request).infra.pool.fetchrow(VIEW_QUERIES["table_view"], table_id)
+    row = await runtime_of(request).infra.pool.fetchrow(VIEW_QUERIES["table_view"],
+                                                        streams.table_id(table_id))
     if row is None:
         raise refused(TableNotFound(f"no game has been played at table {table_id} yet"))
     return PublicTableView(table_id, row["game"], row["version"], row["phase"], row["preset"],

@@ -50,6 +50,17 @@ class TakeSeat(Strict, frozen=True, kw_only=True):
     player: PlayerIdentity | None = None
 
 
+class RotateSecret(Strict, frozen=True, kw_only=True):
+    #: The player's current secret: the proof that asks for a new one.
+    secret: Annotated[str, msgspec.Meta(min_length=1, max_length=TOKEN_MAX)]
+
+
+class NewSecret(msgspec.Struct, frozen=True):
+    player_id: str
+    #: From now on the only secret of the identity: the old one no longer works.
+    secret: str
+
+
 class SeatSummary(msgspec.Struct, frozen=True):
     seat: int
     name: str | None

@@ -21,6 +21,12 @@ DELETE FROM players WHERE player_id = $1;
 -- name: player_secret_hash
 SELECT secret_hash FROM players WHERE player_id = $1;
 
+-- name: rotate_player_secret
+-- Only while the hash is still the one just checked ($2): of two rotations
+-- racing with the same secret, one wins and the other changes nothing.
+UPDATE players SET secret_hash = $3 WHERE player_id = $1 AND secret_hash = $2
+RETURNING player_id;
+
 -- ------------------------------------------------------------ the schedule
 
 -- name: claim_due

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from muggins.settings import Settings
+from muggins.settings import Network, Settings
 from muggins.tables.limits import SocketsPerAddress
 from muggins.tables.next_step import Timings
 
@@ -63,6 +63,8 @@ class ServiceOptions:
     poll_interval: float = 0.25
     #: Tables one client address may create a minute (429 beyond).
     tables_per_minute: int = 30
+    #: Player secrets one client address may ask to rotate a minute (429 beyond).
+    secret_rotations_per_minute: int = 10
     #: WebSockets and event streams one client address may hold open at once.
     sockets_per_address: int = 64
     #: Seconds an address gets no new socket after one of its sockets was
@@ -70,6 +72,8 @@ class ServiceOptions:
     penalty_seconds: float = 10.0
     #: A new table's turn clock when its creator names none.
     turn_clock_seconds: int = 30
+    #: The load balancers whose X-Forwarded-For is believed (none by default).
+    trusted_proxies: tuple[Network, ...] = ()
     #: Randomness for hand seeds (the OS by default; tests may fix it).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(32))
 
@@ -87,7 +91,8 @@ class ServiceOptions:
             sockets_per_address=settings.sockets_per_address,
             penalty_seconds=settings.penalty_seconds,
             turn_clock_seconds=settings.turn_clock_seconds, bot_workers=settings.bot_workers,
-            expert_budget_ms=settings.expert_budget_ms, takeover_bot=settings.takeover_bot)
+            expert_budget_ms=settings.expert_budget_ms, takeover_bot=settings.takeover_bot,
+            trusted_proxies=settings.trusted_proxy_networks)
         values.update({key: value for key, value in overrides.items() if value is not None})
         return cls(**values)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import re
 import secrets
 import time
 import uuid
@@ -94,6 +95,19 @@ def table_rules(request: CreateTable) -> Ruleset:
 
 def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
+
+
+#: A player id as the service gives it out: a UUID, written the usual way.
+PLAYER_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                       re.IGNORECASE | re.ASCII)
+
+
+def is_player_id(text: str) -> bool:
+    return PLAYER_ID.fullmatch(text) is not None
+
+
+def new_player_secret() -> str:
+    return secrets.token_urlsafe(24)
 
 
 def new_table_id() -> str:
@@ -278,17 +292,35 @@ class Seating:
     async def _identity(self, request: TakeSeat) -> tuple[str, str | None]:
         """The player's id: theirs if they proved it, else a new one (and its secret)."""
         if request.player is None:
-            return str(uuid.uuid4()), secrets.token_urlsafe(24)
-        try:
-            wanted = uuid.UUID(request.player.player_id)
-        except ValueError:
-            raise BadRequest("player_id is not an id this service gave out") from None
-        stored = await self.pool.fetchval(QUERIES["player_secret_hash"], wanted)
-        if stored is None or not secrets.compare_digest(
-            bytes(stored), token_hash(request.player.secret)
-        ):
-            raise BadToken("that player id and secret do not match")
+            return str(uuid.uuid4()), new_player_secret()
+        if not is_player_id(request.player.player_id):
+            raise BadRequest("player_id is not an id this service gave out")
+        wanted = uuid.UUID(request.player.player_id)
+        await self._proven_secret_hash(wanted, request.player.secret)
         return str(wanted), None
+
+    async def _proven_secret_hash(self, player_id: uuid.UUID, secret: str) -> bytes:
+        """The stored hash of the player's secret, if ``secret`` is it; else
+        BadToken (an unknown player too: which ids exist is nobody's business)."""
+        stored = await self.pool.fetchval(QUERIES["player_secret_hash"], player_id)
+        # Compared in constant time: the time taken says nothing of how close a guess was.
+        if stored is None or not secrets.compare_digest(bytes(stored), token_hash(secret)):
+            raise BadToken("that player id and secret do not match")
+        return bytes(stored)
+
+    async def rotate_secret(self, player_id: str, secret: str) -> str:
+        """A new secret for the identity whose current ``secret`` is given
+        (``player_id`` of the id format); the old one stops working at once,
+        in every browser that holds it.  BadToken if the secret is not the
+        identity's (nothing changes)."""
+        wanted = uuid.UUID(player_id)
+        old_hash = await self._proven_secret_hash(wanted, secret)
+        fresh = new_player_secret()
+        if await self.pool.fetchval(QUERIES["rotate_player_secret"], wanted, old_hash,
+                                    token_hash(fresh)) is None:
+            raise BadToken("that secret was changed meanwhile (another browser asked too)")
+        log.info("player secret rotated", player=str(wanted))
+        return fresh
 
     async def seat_for_token(self, table_id: str, token: str) -> int:
         """The seat ``token`` was granted for, while its player still holds it."""

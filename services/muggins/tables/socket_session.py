@@ -30,8 +30,8 @@ from muggins.logs import log_context
 from muggins.rules.errors import IllegalMove
 from muggins.streams import NoSuchTable, is_table_id
 from muggins.tables.admission import Payer
+from muggins.tables.client_address import client_address
 from muggins.tables.errors import TRANSIENT, Refusal
-from muggins.tables.http import client_address
 from muggins.tables.limits import POLICY_VIOLATION, SocketKind, Strikes, TokenBucket
 from muggins.tables.protocol import (
     Chat,

@@ -23,6 +23,7 @@ from litestar.status_codes import HTTP_400_BAD_REQUEST
 
 from muggins import streams
 from muggins.chat import speaker_name
+from muggins.tables.client_address import client_address
 from muggins.tables.errors import (
     BadRequest,
     RateLimited,
@@ -31,7 +32,7 @@ from muggins.tables.errors import (
     TooManySockets,
 )
 from muggins.tables.feeds import Spectator, SpectatorFeeds, TableFeed
-from muggins.tables.http import client_address, refused, runtime_of
+from muggins.tables.http import refused, runtime_of
 from muggins.tables.limits import SocketKind, SocketLease
 from muggins.tables.protocol import Chat
 from muggins.tables.runtime import Runtime

@@ -1,5 +1,5 @@
 // The lobby: create a table, see open tables and games being played, the leaderboard.
-import { api, el, playerIdentity, rememberIdentity, savedName } from "./common.js";
+import { api, el, playerIdentity, rememberIdentity, rememberName, savedName } from "./common.js";
 import { language, t, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -148,35 +148,94 @@ async function refreshBoard() {
 }
 
 // One player across browsers: the identity travels in the address's
-// fragment (never sent to the server), and a browser that opens it keeps it.
-function takeIdentityFromAddress() {
-  const match = /^#identity=([0-9a-fA-F-]{8,64})\.([A-Za-z0-9_-]{8,128})$/.exec(location.hash);
-  if (!match) return;
-  const mine = playerIdentity();
-  // Another identity than the one this browser has: only if the reader says so.
-  if (!mine || mine.player_id === match[1] || confirm(t("lobby.identityReplace"))) {
-    rememberIdentity(match[1], match[2]);
-  }
+// fragment (never sent to the server): #identity=ID.SECRET&name=NAME.
+function identityInAddress() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const match = /^([0-9a-fA-F-]{8,64})\.([A-Za-z0-9_-]{8,128})$/.exec(fragment.get("identity") ?? "");
+  if (!match) return null;
+  return { player_id: match[1], secret: match[2], name: (fragment.get("name") ?? "").trim().slice(0, 24) };
+}
+
+// Taking an identity from a link is always asked: the link may be anyone's,
+// and the browser it came from keeps it too.  Declining changes nothing.
+async function offerIdentityFromAddress() {
+  if (!location.hash.startsWith("#identity=")) return;
+  const offered = identityInAddress();
+  // The secret leaves the address (and the history) whatever the answer.
   history.replaceState(null, "", location.pathname + location.search);
+  const mine = playerIdentity();
+  if (!offered || (mine && mine.player_id === offered.player_id && mine.secret === offered.secret)) return;
+  if (!await askToTakeIdentity(offered, mine)) return;
+  rememberIdentity(offered.player_id, offered.secret);
+  if (offered.name && !savedName()) rememberName(offered.name);
+}
+
+function askToTakeIdentity(offered, mine) {
+  const dialog = $("identity-dialog");
+  $("identity-dialog-whose").textContent = offered.name
+    ? t("lobby.identityOf", { name: offered.name }) : t("lobby.identityOfSomeone");
+  $("identity-dialog-replace").hidden = !mine;
+  dialog.returnValue = "";
+  dialog.showModal();
+  // Escape closes it too: with no answer, which is a no.
+  return new Promise((resolve) => dialog.addEventListener(
+    "close", () => resolve(dialog.returnValue === "accept"), { once: true }));
 }
 
 function showIdentity() {
   const identity = playerIdentity();
   $("identity-card").hidden = !identity;
   if (!identity) return;
-  $("identity-name").textContent = t("lobby.playingAs", { name: savedName() || "?" });
-  $("identity-link").value = `${location.origin}/#identity=${identity.player_id}.${identity.secret}`;
+  const name = savedName();
+  $("identity-name").textContent = t("lobby.playingAs", { name: name || "?" });
+  const named = name ? `&name=${encodeURIComponent(name)}` : "";
+  $("identity-link").value = `${location.origin}/#identity=${identity.player_id}.${identity.secret}${named}`;
+}
+
+function showIdentityStatus(text, isError) {
+  const status = $("identity-status");
+  status.textContent = text;
+  status.classList.toggle("error", isError);
+  status.hidden = false;
+}
+
+// "Sign out my other browsers": a new secret; every copy of the old one stops working.
+async function rotateSecret() {
+  const identity = playerIdentity();
+  if (!identity) return;
+  const button = $("rotate-identity");
+  button.disabled = true;
+  try {
+    const answer = await api(`/players/${encodeURIComponent(identity.player_id)}/secret`, {
+      method: "POST", body: JSON.stringify({ secret: identity.secret }),
+    });
+    rememberIdentity(answer.player_id, answer.secret);
+    showIdentityStatus(t("lobby.rotated"), false);
+  } catch (problem) {
+    if (problem.status === 403 || problem.status === 404) {
+      // Another browser rotated it first: this one is signed out.
+      localStorage.removeItem("muggins.player");
+      showIdentityStatus(t("lobby.signedOut"), true);
+    } else {
+      showIdentityStatus(problem.status === 429 ? t("lobby.rotateLater") : problem.message, true);
+    }
+  } finally {
+    button.disabled = false;
+    showIdentity();
+  }
 }
 
 async function start() {
-  takeIdentityFromAddress();
   showIdentity();
   $("copy-identity").addEventListener("click", async () => {
     $("identity-link").select();
     try { await navigator.clipboard.writeText($("identity-link").value); } catch { document.execCommand("copy"); }
     $("copy-identity").textContent = t("lobby.copied");
   });
+  $("rotate-identity").addEventListener("click", rotateSecret);
   translatePage(() => { showBotSeats(); loadPresets(); refreshTables(); refreshBoard(); showIdentity(); });
+  // Asked once the page has its words; the lobby loads behind the question.
+  offerIdentityFromAddress().then(showIdentity);
   showBotSeats();
   $("seats").addEventListener("change", () => {
     const four = $("seats").value === "4";
