@@ -35,7 +35,6 @@ import os
 import random
 import signal
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -46,9 +45,8 @@ import asyncpg
 import httpx
 import websockets
 
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres
 from tests.benchmarks.bench_service import Stats, seat_player, service_process
-from tests.benchmarks.common import messages_until, percentile
+from tests.benchmarks.common import bench_servers, messages_until, percentile
 
 SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
 FLOODS = os.environ.get("MUGGINS_BENCH_FLOODS", "hints,analyses,chat").split(",")
@@ -357,37 +355,27 @@ async def main() -> int:
     print(f"probes: {PROBE_EXPERTS} person-against-expert tables, {PROBE_PAIRS} tables of "
           f"two people; {SECONDS:.0f} s a run; floods: {', '.join(FLOODS)}", flush=True)
     rows: list[tuple[str, float, float]] = []
-    with tempfile.TemporaryDirectory(prefix="muggins-bench-") as scratch:
-        folder = Path(scratch)
-        postgres = EmbeddedPostgres(folder)
-        nats = EmbeddedNats(folder)
-        database_url, nats_url = postgres.start(), nats.start()
-        env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
-               "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
-        try:
-            targets: list[str] = []
-            if "analyses" in FLOODS:
-                async with service_process(folder, env, "setup", "--bot-delay", "0",
-                                           "--hand-pause", "0") as base_url:
-                    targets = await finished_hands(base_url)
-                print(f"{len(targets)} finished hands for the analysis flood", flush=True)
-            for flood_kind in [None, *FLOODS]:
-                probes, outcomes, rows_per_second = await one_run(
-                    folder, env, flood_kind, targets if flood_kind == "analyses" else [])
-                replies, players = probes.experts.replies, probes.players.latencies
-                label = flood_kind or "nobody flooding"
-                rows.append((label, percentile(replies, 0.5), percentile(players, 0.99)))
-                print(f"{label:<16} expert replies: {len(replies):4}, p50 "
-                      f"{percentile(replies, 0.5):6.1f} ms, p99 {percentile(replies, 0.99):6.1f}"
-                      f" ms | players: {len(players):5} moves, p50 "
-                      f"{percentile(players, 0.5):5.1f} ms, p99 {percentile(players, 0.99):6.1f}"
-                      f" ms, errors {len(probes.players.errors) + len(probes.experts.errors)}"
-                      f" | chat rows stored {rows_per_second:.2f}/s", flush=True)
-                if outcomes:
-                    print(f"{'':<16} flooder: {dict(sorted(outcomes.items()))}", flush=True)
-        finally:
-            nats.stop()
-            postgres.stop()
+    with bench_servers() as (folder, env):
+        targets: list[str] = []
+        if "analyses" in FLOODS:
+            async with service_process(folder, env, "setup", "--bot-delay", "0",
+                                       "--hand-pause", "0") as base_url:
+                targets = await finished_hands(base_url)
+            print(f"{len(targets)} finished hands for the analysis flood", flush=True)
+        for flood_kind in [None, *FLOODS]:
+            probes, outcomes, rows_per_second = await one_run(
+                folder, env, flood_kind, targets if flood_kind == "analyses" else [])
+            replies, players = probes.experts.replies, probes.players.latencies
+            label = flood_kind or "nobody flooding"
+            rows.append((label, percentile(replies, 0.5), percentile(players, 0.99)))
+            print(f"{label:<16} expert replies: {len(replies):4}, p50 "
+                  f"{percentile(replies, 0.5):6.1f} ms, p99 {percentile(replies, 0.99):6.1f}"
+                  f" ms | players: {len(players):5} moves, p50 "
+                  f"{percentile(players, 0.5):5.1f} ms, p99 {percentile(players, 0.99):6.1f}"
+                  f" ms, errors {len(probes.players.errors) + len(probes.experts.errors)}"
+                  f" | chat rows stored {rows_per_second:.2f}/s", flush=True)
+            if outcomes:
+                print(f"{'':<16} flooder: {dict(sorted(outcomes.items()))}", flush=True)
     _, expert_base, players_base = rows[0]
     met = True
     for label, expert_p50, players_p99 in rows[1:]:

@@ -21,13 +21,11 @@ import json
 import os
 import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import websockets
 
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres
 from tests.benchmarks.bench_service import (
     SECONDS,
     Stats,
@@ -35,7 +33,7 @@ from tests.benchmarks.bench_service import (
     play_tables,
     service_process,
 )
-from tests.benchmarks.common import percentile
+from tests.benchmarks.common import bench_servers, percentile
 
 TABLES = int(os.environ.get("MUGGINS_BENCH_TABLES", "100"))
 FLOODER_ADDRESS = "127.0.0.2"
@@ -111,27 +109,17 @@ async def flood(ws_url: str, table_id: str, seconds: float) -> None:
 async def main() -> int:
     print(f"{TABLES} tables played for {SECONDS:.0f} s per run", flush=True)
     rows: list[tuple[str, float]] = []
-    with tempfile.TemporaryDirectory(prefix="muggins-bench-") as scratch:
-        folder = Path(scratch)
-        postgres = EmbeddedPostgres(folder)
-        nats = EmbeddedNats(folder)
-        database_url, nats_url = postgres.start(), nats.start()
-        env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
-               "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
-        try:
-            for label, flooding in (("nobody flooding", False),
-                                    ("a spectator looping since 0", True)):
-                stats, counts = await one_run(folder, env, f"run{len(rows)}", flooding)
-                p50 = percentile(stats.latencies, 0.5)
-                p99 = percentile(stats.latencies, 0.99)
-                rows.append((label, p99))
-                flooded = (f"; flooder sent {counts[0]}, got {counts[1]}, cut off {counts[2]} "
-                           "times" if counts else "")
-                print(f"{label:<28} players: {len(stats.latencies):5} moves, p50 {p50:5.1f} ms, "
-                      f"p99 {p99:6.1f} ms, errors {len(stats.errors)}{flooded}", flush=True)
-        finally:
-            nats.stop()
-            postgres.stop()
+    with bench_servers() as (folder, env):
+        for label, flooding in (("nobody flooding", False),
+                                ("a spectator looping since 0", True)):
+            stats, counts = await one_run(folder, env, f"run{len(rows)}", flooding)
+            p50 = percentile(stats.latencies, 0.5)
+            p99 = percentile(stats.latencies, 0.99)
+            rows.append((label, p99))
+            flooded = (f"; flooder sent {counts[0]}, got {counts[1]}, cut off {counts[2]} "
+                       "times" if counts else "")
+            print(f"{label:<28} players: {len(stats.latencies):5} moves, p50 {p50:5.1f} ms, "
+                  f"p99 {p99:6.1f} ms, errors {len(stats.errors)}{flooded}", flush=True)
     baseline, flooded_p99 = rows[0][1], rows[1][1]
     print(f"p99 under the flood: {flooded_p99 / baseline:.2f}x the run without")
     met = flooded_p99 <= 1.2 * baseline

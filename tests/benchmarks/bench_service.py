@@ -63,7 +63,10 @@ class Stats:
 
 
 async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: Stats,
-                      until: float, rng: random.Random) -> None:
+                      until: float, rng: random.Random,
+                      sent: dict[str, float] | None = None) -> None:
+    """Play ``seat`` as a person would; with ``sent``, note the wall-clock time
+    each of its moves was sent, by the "GAME.VERSION" of the event it made."""
     try:
         async with websockets.connect(f"{ws_url}/tables/{table_id}/play",
                                       max_size=2**20, ping_interval=None) as ws:
@@ -90,7 +93,10 @@ async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: 
                     version = message["version"]
                     event = message["event"]
                     if event["type"] == "TilePlayed" and event["seat"] == seat and sent_at:
-                        stats.latencies.append((time.perf_counter() - sent_at) * 1000)
+                        took = time.perf_counter() - sent_at
+                        stats.latencies.append(took * 1000)
+                        if sent is not None:
+                            sent[f"{message['game']}.{version}"] = time.time() - took
                         stats.moves += 1
                         sent_at = None
                 elif kind in ("welcome", "view"):
@@ -143,8 +149,11 @@ async def create_tables(base_url: str, tables: int, bots: str = ""
     return ids, seats
 
 
-async def play_tables(base_url: str, seats: list[tuple[str, str, int]]) -> tuple[Stats, float]:
-    """Every seat a client, for SECONDS: what they measured, and how long it took."""
+async def play_tables(base_url: str, seats: list[tuple[str, str, int]],
+                      sent: dict[str, float] | None = None,
+                      sent_at_table: str | None = None) -> tuple[Stats, float]:
+    """Every seat a client, for SECONDS: what they measured, and how long it
+    took (with ``sent``: when each move at ``sent_at_table`` was sent)."""
     stats = Stats()
     ws_url = base_url.replace("http", "ws", 1)
     # The load generator's own collector pauses are not the service's latency:
@@ -155,7 +164,8 @@ async def play_tables(base_url: str, seats: list[tuple[str, str, int]]) -> tuple
     rng = random.Random(2026)
     started = time.perf_counter()
     await asyncio.gather(*(
-        seat_player(ws_url, table_id, token, seat, stats, until, random.Random(rng.random()))
+        seat_player(ws_url, table_id, token, seat, stats, until, random.Random(rng.random()),
+                    sent if table_id == sent_at_table else None)
         for table_id, token, seat in seats
     ))
     elapsed = time.perf_counter() - started
@@ -200,8 +210,9 @@ async def wait_ready(base_url: str) -> None:
 
 @contextlib.asynccontextmanager
 async def service_process(folder: Path, env: dict[str, str], name: str,
-                          *arguments: str) -> AsyncIterator[str]:
-    """``muggins serve`` in a process of its own, ready; yields its base URL."""
+                          *arguments: str, pids: list[int] | None = None) -> AsyncIterator[str]:
+    """``muggins serve`` in a process of its own, ready; yields its base URL
+    (and puts its process id in ``pids``)."""
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     with open(folder / f"{name}.log", "w") as server_log:
@@ -211,6 +222,8 @@ async def service_process(folder: Path, env: dict[str, str], name: str,
              "--tables-per-minute", "1000000", "--sockets-per-address", "1000000", *arguments],
             env=env, stdout=subprocess.DEVNULL, stderr=server_log,
         )
+    if pids is not None:
+        pids.append(server.pid)
     try:
         await wait_ready(base_url)
         yield base_url

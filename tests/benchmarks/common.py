@@ -4,19 +4,41 @@ WebSocket reading and percentiles."""
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
 from typing import Any
 
 import msgspec
 from websockets.asyncio.client import ClientConnection
 
 from muggins.bootstrap import event_store_only
+from muggins.embedded import EmbeddedNats, EmbeddedPostgres
 from muggins.eventstore.store import EventStore
 from muggins.rules.events import Event
 from muggins.settings import Settings
+
+
+@contextmanager
+def bench_servers() -> Iterator[tuple[Path, dict[str, str]]]:
+    """Fresh embedded PostgreSQL and NATS in a scratch folder, stopped and
+    removed afterwards: the folder (for the service processes' logs) and the
+    environment that points ``muggins serve`` at them."""
+    with tempfile.TemporaryDirectory(prefix="muggins-bench-") as scratch:
+        folder = Path(scratch)
+        postgres = EmbeddedPostgres(folder)
+        nats = EmbeddedNats(folder)
+        database_url, nats_url = postgres.start(), nats.start()
+        try:
+            yield folder, {**os.environ, "MUGGINS_DATABASE_URL": database_url,
+                           "MUGGINS_NATS_URL": nats_url, "MUGGINS_LOG_LEVEL": "warning",
+                           "MUGGINS_LOG_FORMAT": "json"}
+        finally:
+            nats.stop()
+            postgres.stop()
 
 
 @asynccontextmanager

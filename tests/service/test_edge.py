@@ -44,6 +44,17 @@ async def my_turn_with_a_choice(player: SeatClient) -> None:
         await player.receive()
 
 
+async def a_finished_game(service: Running) -> str:
+    """A table whose first game a person played to the end against a bot."""
+    table = await create(service, bots=[{"seat": 1}])
+    table_id: str = table["table_id"]
+    granted = await sit(service, table_id, 0, "Ana")
+    ana = await SeatClient.connect(service.ws_url, table_id, granted["token"])
+    await ana.play_until_game_over()
+    await ana.close()
+    return table_id
+
+
 async def test_a_hint_is_thought_once_and_every_socket_gets_the_same(service: Running) -> None:
     table = await create(service, bots=[{"seat": 1}], overrides={"hints": True})
     table_id = table["table_id"]
@@ -89,12 +100,7 @@ async def test_a_seat_out_of_hint_budget_is_refused_and_nothing_is_thought(
 async def test_an_analysis_past_the_address_budget_is_a_429_that_writes_nothing(
     service: Running,
 ) -> None:
-    table = await create(service, bots=[{"seat": 1}])
-    table_id = table["table_id"]
-    granted = await sit(service, table_id, 0, "Ana")
-    ana = await SeatClient.connect(service.ws_url, table_id, granted["token"])
-    await ana.play_until_game_over()
-    await ana.close()
+    table_id = await a_finished_game(service)
     with pytest.raises(Throttled):
         for _ in range(100):
             service.runtime.admission.admit("analysis", [Payer("address", "127.0.0.1")])
@@ -111,12 +117,7 @@ async def test_an_analysis_past_the_address_budget_is_a_429_that_writes_nothing(
 
 
 async def test_a_thought_analysis_is_kept_and_read_back(service: Running) -> None:
-    table = await create(service, bots=[{"seat": 1}])
-    table_id = table["table_id"]
-    granted = await sit(service, table_id, 0, "Ana")
-    ana = await SeatClient.connect(service.ws_url, table_id, granted["token"])
-    await ana.play_until_game_over()
-    await ana.close()
+    table_id = await a_finished_game(service)
     path = f"/tables/{table_id}/games/1/hands/1/analysis"
     first = await service.http.get(path, timeout=120)
     assert first.status_code == 200, first.text
