@@ -25,7 +25,7 @@ Subjects (docs/eventstore.md):
 from __future__ import annotations
 
 import re
-from typing import Final, NewType
+from typing import Final, NamedTuple, NewType
 
 TABLE_ID_PATTERN: Final = r"[A-Za-z0-9]{4,32}"
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
@@ -64,6 +64,55 @@ def table_id(value: str) -> TableId:
     return TableId(value)
 
 
+#: The largest game and hand numbers anyone may name (beyond: there is no such hand).
+MAX_GAME: Final = 1_000_000
+MAX_HAND: Final = 10_000
+
+
+class NoSuchHand(LookupError):
+    """A game or hand number out of range: no table has it."""
+
+
+class HandRef(NamedTuple):
+    """One hand of one game at a table, its numbers checked (``hand_ref``)."""
+
+    table: TableId
+    game: int
+    hand: int
+
+    @property
+    def game_stream(self) -> str:
+        return game_stream(self.table, self.game)
+
+
+def hand_ref(table: str, game: int, hand: int) -> HandRef:
+    """A hand named from outside, checked once at the edge (NoSuchTable, NoSuchHand)."""
+    checked = table_id(table)
+    if not 1 <= game <= MAX_GAME or not 1 <= hand <= MAX_HAND:
+        raise NoSuchHand(f"there is no game {game} with a hand {hand}: games are 1 to "
+                         f"{MAX_GAME}, hands 1 to {MAX_HAND}")
+    return HandRef(checked, game, hand)
+
+
+#: Who may read an event: "public", "audit" (nobody live: the record only)
+#: or "seat:N" (that seat only), checked by ``audience``.
+Audience = NewType("Audience", str)
+PUBLIC: Final = Audience("public")
+AUDIT: Final = Audience("audit")
+_AUDIENCE = re.compile(r"public|audit|seat:[0-9]{1,2}")
+
+
+def seat_audience(seat: int) -> Audience:
+    return Audience(f"seat:{seat}")
+
+
+def audience(value: str) -> Audience:
+    """``value`` as an audience (ValueError if it is not one)."""
+    if _AUDIENCE.fullmatch(value) is None:
+        raise ValueError(f"{value[:40]!r} is not an audience: public, audit or seat:N")
+    return Audience(value)
+
+
 def game_stream(table_id: str, game: int) -> str:
     """The stream of game ``game`` (from 1) at a table."""
     return f"{table_id}-g{game}"
@@ -97,11 +146,11 @@ def parse_table_stream(stream_id: str) -> str | None:
     return match.group(1) if match else None
 
 
-def event_subject(stream_id: str, audience: str) -> str:
+def event_subject(stream_id: str, reader: Audience) -> str:
     """The subject for one audience of a stream: "public", "audit" or "seat:N"."""
-    if audience.startswith("seat:"):
-        return f"{SUBJECT_ROOT}.{stream_id}.seat.{audience[5:]}"
-    return f"{SUBJECT_ROOT}.{stream_id}.{audience}"
+    if reader.startswith("seat:"):
+        return f"{SUBJECT_ROOT}.{stream_id}.seat.{reader[5:]}"
+    return f"{SUBJECT_ROOT}.{stream_id}.{reader}"
 
 
 def stream_subjects(stream_id: str) -> str:

@@ -39,7 +39,7 @@ from muggins.rules.describe import (
 )
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
-from muggins.streams import game_stream, is_table_id
+from muggins.streams import HandRef, hand_ref
 from muggins.views import RuleLine
 
 log = structlog.get_logger(__name__)
@@ -119,7 +119,8 @@ async def replay_data(
     request: Request,  # type: ignore[type-arg]
     table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
 ) -> HandReplay:
-    stored = await stored_game(request.app.state.runtime.infra.store, table_id, game, hand)
+    stored = await stored_game(request.app.state.runtime.infra.store,
+                               hand_ref(table_id, game, hand))
     try:
         return hand_replay(stored, table_id, game, hand)
     except RecordError as error:
@@ -142,16 +143,13 @@ async def guide_data(name: FromPath[str], lang: FromQuery[str] = "en") -> Guide:
                             detail=f"there is no game {name[:40]!r}") from None
 
 
-async def stored_game(store: Any, table_id: str, game: int, hand: int) -> list[StoredEvent]:
-    """Game ``game`` of the table, as stored (a 404 for ids out of range or unknown)."""
-    if not is_table_id(table_id) or not 1 <= game <= 1_000_000 or not 1 <= hand <= 10_000:
-        raise HTTPException(status_code=HTTP_404_NOT_FOUND,
-                            detail=f"there is no game {game} with a hand {hand} at that table")
+async def stored_game(store: Any, hand: HandRef) -> list[StoredEvent]:
+    """The game of ``hand``, as stored (a 404 if the table has no such game)."""
     try:
-        return list(await load_game(store, game_stream(table_id, game)))
+        return list(await load_game(store, hand.game_stream))
     except RecordError:
         raise HTTPException(status_code=HTTP_404_NOT_FOUND,
-                            detail=f"table {table_id!r} has no game {game}") from None
+                            detail=f"table {hand.table!r} has no game {hand.game}") from None
 
 
 def plain_file_name(connection: ASGIConnection, _: BaseRouteHandler) -> None:  # type: ignore[type-arg]

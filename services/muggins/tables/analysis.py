@@ -22,6 +22,7 @@ from muggins.client.pages import stored_game
 from muggins.replay.record import RecordError
 from muggins.replay.verify import slice_of
 from muggins.rules.game import fold
+from muggins.streams import HandRef
 from muggins.tables.admission import Admission, OnceAtATime, Payer, Throttled, count
 from muggins.tables.bot_workers import SpareTimeBusy, SpareTimeWorker
 from muggins.tables.client_address import client_address
@@ -30,9 +31,6 @@ from muggins.tables.http import refused, runtime_of
 from muggins.tables.seating import QUERIES
 
 log = structlog.get_logger(__name__)
-#: The largest game and hand numbers asked about (beyond: 404, before any query).
-MAX_GAME = 1_000_000
-MAX_HAND = 10_000
 
 
 class AnalysisUnavailable(Refusal):
@@ -47,7 +45,7 @@ class Analyses:
         self.admission = admission
         self.thinker = thinker
         #: Analyses being thought in this process: a second asker waits for the first.
-        self._working: OnceAtATime[tuple[str, int, int], bytes] = OnceAtATime()
+        self._working: OnceAtATime[HandRef, bytes] = OnceAtATime()
 
     async def analysis(self, request: Request, table_id: str, game: int,  # type: ignore[type-arg]
                        hand: int) -> bytes:
@@ -55,20 +53,17 @@ class Analyses:
 
         Reading one already thought is free; thinking a new one is charged
         to the client's address (Throttled past its budget)."""
-        key = (streams.table_id(table_id), game, hand)
-        if not 1 <= game <= MAX_GAME or not 1 <= hand <= MAX_HAND:
-            raise HTTPException(status_code=HTTP_404_NOT_FOUND,
-                                detail=f"there is no game {game} with a hand {hand} there")
+        key = streams.hand_ref(table_id, game, hand)  # NoSuchTable, NoSuchHand: 404
         return await self._working.answer(key, lambda: self._read_or_think(request, key))
 
     async def _read_or_think(self, request: Request,  # type: ignore[type-arg]
-                             key: tuple[str, int, int]) -> bytes:
+                             key: HandRef) -> bytes:
         kept = await self.pool.fetchval(QUERIES["stored_analysis"], *key)
         if kept is not None:
             count("analysis", "cached")
             return bytes(kept)
         table_id, game, hand = key
-        stored = await stored_game(runtime_of(request).infra.store, table_id, game, hand)
+        stored = await stored_game(runtime_of(request).infra.store, key)
         try:
             part = slice_of(stored, hand)
         except RecordError as error:

@@ -25,12 +25,12 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.client.pages import client_routes
 from muggins.settings import Settings
-from muggins.streams import NoSuchTable
+from muggins.streams import NoSuchHand, NoSuchTable
 from muggins.tables import http
 from muggins.tables.analysis import hand_analysis
 from muggins.tables.client_address import TRUSTED_PROXIES, client_address
 from muggins.tables.correlation import correlation_middleware
-from muggins.tables.errors import TRANSIENT, TableNotFound
+from muggins.tables.errors import TRANSIENT, HandNotFound, TableNotFound
 from muggins.tables.metrics import refresh as metrics_from_database
 from muggins.tables.play_socket import play_socket
 from muggins.tables.protocol import Health
@@ -108,6 +108,9 @@ def create_app(
         """An id not of the table id format, wherever it came in: as an unknown table."""
         return refused(request, http.refused(TableNotFound(str(error))))
 
+    def no_such_hand(request: Request, error: NoSuchHand) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+        return refused(request, http.refused(HandNotFound(str(error))))
+
     def unavailable(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
         """The database (or the bus) away for a moment: a 503 to try again, not a 500."""
         log.warning("a request met an outage", path=request.url.path, error=repr(error))
@@ -143,7 +146,7 @@ def create_app(
         route_handlers=readers + (players if service_options.role == "all" else [])
         + client_routes(),
         exception_handlers={RecursionError: too_deep, HTTPException: refused,
-                            NoSuchTable: no_such_table,
+                            NoSuchTable: no_such_table, NoSuchHand: no_such_hand,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
         middleware=[correlation_middleware, table_quota.middleware, rotation_quota.middleware],

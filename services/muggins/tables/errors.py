@@ -27,6 +27,11 @@ class PlayerNotFound(Refusal, LookupError):
     status = 404
 
 
+class HandNotFound(Refusal, LookupError):
+    code = "no-such-hand"
+    status = 404
+
+
 class BadRequest(Refusal, ValueError):
     code = "bad-request"
     status = 400

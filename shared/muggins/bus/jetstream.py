@@ -29,7 +29,7 @@ from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfi
 from muggins.eventstore.store import RecordedEvent
 from muggins.rules.events import event_decoder, event_encoder, redact
 from muggins.settings import Settings
-from muggins.streams import ALL_EVENT_SUBJECTS, event_subject
+from muggins.streams import ALL_EVENT_SUBJECTS, PUBLIC, audience, event_subject
 
 log = structlog.get_logger(__name__)
 
@@ -105,12 +105,13 @@ def messages_for(recorded: RecordedEvent, last_of_append: bool = True
     full = bytes(recorded.payload)
     # Every table event, and most game events, are public: one message.
     if recorded.audience == "public":
-        return [(event_subject(recorded.stream_id, "public"), recorded.event_id, body(full))]
+        return [(event_subject(recorded.stream_id, PUBLIC), recorded.event_id, body(full))]
     public_json = event_encoder.encode(redact(event_decoder.decode(full)))
     return [
-        (event_subject(recorded.stream_id, "public"), recorded.event_id, body(public_json)),
+        (event_subject(recorded.stream_id, PUBLIC), recorded.event_id, body(public_json)),
         (
-            event_subject(recorded.stream_id, recorded.audience),
+            # Checked before it becomes a subject: a stored audience is one of ours.
+            event_subject(recorded.stream_id, audience(recorded.audience)),
             f"{recorded.event_id}/{recorded.audience}",
             body(full),
         ),
