@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import dataclass
 
 import msgspec
 import structlog
@@ -58,6 +59,18 @@ from muggins.views import GameView, game_view
 log = structlog.get_logger(__name__)
 
 MAX_MESSAGE_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class Closing:
+    """What the sender does after the messages before it: close the socket."""
+
+    code: int
+    reason: str
+
+
+TOO_SLOW = Closing(1013, "you fell too far behind: reconnect with since")
+FOLLOWER_FAILED = Closing(1011, "the table cannot be followed just now: reconnect")
 #: Messages a seat's socket may have waiting before it is cut off as too slow.
 OUTBOX_LIMIT = 5000
 HELLO_TIMEOUT = 10.0
@@ -77,7 +90,7 @@ class PlaySession:
         self.follower: GameFollower | None = None
         #: What the follower has this seat send, in order; a sender task sends
         #: it, so that no slow socket holds up the table's other readers.
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(OUTBOX_LIMIT)
+        self.outbox: asyncio.Queue[str | Closing] = asyncio.Queue(OUTBOX_LIMIT)
         self.subscriptions: list[BusSubscription] = []
         self.commands = TokenBucket(runtime.options.commands_per_second,
                                     runtime.options.command_burst)
@@ -126,13 +139,13 @@ class PlaySession:
             self.outbox.put_nowait(encode(message).decode())
         except asyncio.QueueFull:
             self.outbox = asyncio.Queue(1)
-            self.outbox.put_nowait(None)  # the sender closes the socket
+            self.outbox.put_nowait(TOO_SLOW)  # the sender closes the socket
 
     async def send_loop(self) -> None:
         while True:
             text = await self.outbox.get()
-            if text is None:
-                await self.socket.close(1013, "you fell too far behind: reconnect with since")
+            if isinstance(text, Closing):
+                await self.socket.close(text.code, text.reason)
                 return
             async with self.send_lock:
                 await self.socket.send_data(text)
@@ -254,6 +267,13 @@ class PlaySession:
 
     async def on_settled(self, follower: GameFollower) -> None:
         await self.push_view()
+
+    async def on_failed(self, follower: GameFollower) -> None:
+        """The table's follower ended by a bug (logged): the page reconnects
+        and gets a new one, from the store."""
+        self.post(ErrorMessage("unavailable", FOLLOWER_FAILED.reason))
+        with contextlib.suppress(asyncio.QueueFull):
+            self.outbox.put_nowait(FOLLOWER_FAILED)
 
     def _view_key(self) -> tuple[int, int, int, int]:
         follower = self.following

@@ -28,6 +28,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import HTTP_400_BAD_REQUEST
 
 from muggins.bus.connection import Bus, BusSubscription
+from muggins.bus.jetstream import BUS_TRANSIENT
 from muggins.chat import speaker_name
 from muggins.logs import log_context
 from muggins.rules.events import Event, event_encoder, visible_to
@@ -138,6 +139,8 @@ class TableFeed:
         self.events: list[FeedMessage] = []
         self.view: FeedMessage | None = None
         self.spectators: set[Spectator] = set()
+        #: Its follower ended by a bug: nobody joins it any more.
+        self.failed = False
 
     @property
     def following(self) -> GameFollower:
@@ -232,6 +235,14 @@ class TableFeed:
             self.view = _message(self._view_message(), self.game, self.version)
             self._broadcast(self.view)
 
+    async def on_failed(self, follower: GameFollower) -> None:
+        """The follower ended by a bug (logged): every spectator is cut off
+        (and reconnects), and the next one starts a new feed."""
+        self.failed = True
+        for spectator in list(self.spectators):
+            spectator.offer(None)
+        self.spectators.clear()
+
     def _add_event(self, version: int, event: Event, actor: str,
                    parts: list[int] | None) -> FeedMessage:
         public = visible_to(event, "public")
@@ -269,8 +280,10 @@ class SpectatorFeeds:
     async def feed(self, table_id: str) -> TableFeed:
         """The table's feed, started if nobody watched it yet (TableNotFound if no table)."""
         feed = self._feeds.get(table_id)
-        if feed is not None:
+        if feed is not None and not feed.failed:
             return feed
+        if feed is not None:  # its follower failed; it left it already
+            del self._feeds[table_id]
         return await start_once(self._starting, table_id, self._start)
 
     async def _start(self, table_id: str) -> TableFeed:
@@ -286,11 +299,19 @@ class SpectatorFeeds:
         return feed
 
     async def _repeat_counts(self) -> None:
+        """Every COUNT_EVERY seconds, each feed's count again.  The bus away
+        skips a round (the next one says the same); a bug is logged with its
+        traceback, and the other feeds, and the next round, go on."""
         while True:
             await asyncio.sleep(COUNT_EVERY)
             for feed in list(self._feeds.values()):
-                with contextlib.suppress(Exception):  # the bus may be away: next time
+                try:
                     await self._tell_players(feed)
+                except BUS_TRANSIENT:
+                    pass  # the bus away: next time
+                except Exception as error:
+                    log.error("a spectator count could not be sent", table=feed.table_id,
+                              error=repr(error), exc_info=error)
 
     async def join(self, table_id: str, since: int | None = None,
                    game: int | None = None) -> tuple[TableFeed, Spectator]:
