@@ -63,7 +63,9 @@ class Retry:
     ``stop`` cuts a pause short (shutdown); ``give_up_after`` raises the
     failure once that many seconds have gone by since the first of a run of
     failures; ``on_failure`` hears of every transient failure (what a
-    starting process waits for, for /readyz)."""
+    starting process waits for, for /readyz); ``message`` is the warning's
+    text ("relay could not publish; retrying"), "WHERE failed; trying
+    again" unless given."""
 
     def __init__(
         self,
@@ -74,9 +76,11 @@ class Retry:
         stop: asyncio.Event | None = None,
         give_up_after: float | None = None,
         on_failure: Callable[[BaseException], None] | None = None,
+        message: str | None = None,
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self.where = where
+        self.message = message or f"{where} failed; trying again"
         self._transient = transient
         self.backoff = backoff or Backoff()
         self.stop = stop
@@ -115,7 +119,7 @@ class Retry:
                       seconds=round(now - self._first_failure_at, 1), error=_told(error))
             raise error
         RETRIES.labels(self.where).inc()
-        log.warning(f"{self.where} failed; trying again", where=self.where,
+        log.warning(self.message, where=self.where,
                     attempt=self.failures, retry_in=round(pause, 2), error=_told(error))
         if self._on_failure is not None:
             self._on_failure(error)

@@ -390,7 +390,8 @@ class Followers:
 
     async def _keep_running(self, follower: GameFollower) -> None:
         """Run ``follower`` through outages; a bug ends it (see the module's doc)."""
-        retry = Retry("follower", outage, backoff=FOLLOWER_BACKOFF)
+        retry = Retry("follower", outage, backoff=FOLLOWER_BACKOFF,
+                      message="a follower could not go on; retrying")
         with log_context(table=follower.table_id):
             while True:
                 started = time.monotonic()

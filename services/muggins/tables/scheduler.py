@@ -195,7 +195,8 @@ class Scheduler:
 
     async def _forever(self, stop: asyncio.Event, name: str,
                        work: Callable[[], Coroutine[Any, Any, None]], every: float) -> None:
-        retry = Retry(f"scheduler-{name}", TRANSIENT, backoff=BACKOFF, stop=stop)
+        retry = Retry(f"scheduler-{name}", TRANSIENT, backoff=BACKOFF, stop=stop,
+                      message="scheduler loop failed; retrying")
         while not stop.is_set():
             try:
                 await work()

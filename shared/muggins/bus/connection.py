@@ -269,7 +269,8 @@ class Bus:
         the process reports it (muggins.background): a watchdog that died
         quietly would leave the process without a bus at the next close."""
         retry = Retry("nats-watchdog", BUS_TRANSIENT, stop=self._closed,
-                      backoff=Backoff(self._rebuild_check, REBUILD_BACKOFF_CAP))
+                      backoff=Backoff(self._rebuild_check, REBUILD_BACKOFF_CAP),
+                      message="NATS watchdog failed; carrying on")
         while not self._closing():
             await asyncio.sleep(self._rebuild_check)
             if self._closing():
@@ -301,7 +302,8 @@ class Bus:
             subscriptions=len(self._subscriptions),
         )
         retry = Retry("nats-rebuild", bus_down, stop=self._closed,
-                      backoff=Backoff(REBUILD_BACKOFF_FIRST, REBUILD_BACKOFF_CAP))
+                      backoff=Backoff(REBUILD_BACKOFF_FIRST, REBUILD_BACKOFF_CAP),
+                      message="NATS connection rebuild failed; retrying")
         attempt = 0
 
         async def reconnect() -> NatsClient:

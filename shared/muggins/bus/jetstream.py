@@ -163,8 +163,16 @@ async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> 
     """A NATS connection that keeps reconnecting on its own when the server goes
     away later; BusUnavailable if it cannot connect at all within ``timeout``."""
 
+    #: The last problem nats-py met, for the error when it never connects.
+    met: list[Exception] = []
+    connected = False
+
     async def error(problem: Exception) -> None:
-        log.warning("NATS connection problem", error=str(problem) or repr(problem))
+        met[:] = [problem]
+        if connected:
+            log.warning("NATS connection problem", error=str(problem) or repr(problem))
+        # Not connected yet: nats-py tries again and again until ``timeout``;
+        # the caller says it once if the attempt fails (muggins.bootstrap).
 
     async def disconnected() -> None:
         if client.is_closed:  # our own close (shutdown): nothing is wrong
@@ -194,8 +202,9 @@ async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> 
     except (OSError, TimeoutError, nats.errors.Error) as problem:
         with contextlib.suppress(Exception):
             await client.close()
-        raise BusUnavailable(f"cannot reach NATS at {url}: {problem or repr(problem)}") \
-            from problem
+        why = problem if str(problem) or not met else met[-1]
+        raise BusUnavailable(f"cannot reach NATS at {url}: {why or repr(why)}") from problem
+    connected = True
     return client
 
 

@@ -133,7 +133,8 @@ class Relay:
         query the database refuses, say) ends the relay with its traceback
         logged; its process reports it (muggins.background) and another
         process's relay takes the lock over."""
-        retry = Retry("relay", outage, backoff=Backoff(FIRST_BACKOFF, MAX_BACKOFF), stop=stop)
+        retry = Retry("relay", outage, backoff=Backoff(FIRST_BACKOFF, MAX_BACKOFF), stop=stop,
+                      message="relay could not publish; retrying")
         while not stop.is_set():
             try:
                 await self._publish_while_leader(stop, retry)

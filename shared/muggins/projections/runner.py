@@ -172,7 +172,8 @@ class ProjectorRunner:
         names it on /readyz and stops) instead of retrying for ever.
         """
         retry = Retry(f"projector-{self.name}", store_down,
-                      backoff=Backoff(poll_interval / 4, MAX_BACKOFF), stop=stop)
+                      backoff=Backoff(poll_interval / 4, MAX_BACKOFF), stop=stop,
+                      message="projector could not catch up; retrying")
         with contextlib.suppress(*TRANSIENT):
             await self.report_lag()  # how far behind it starts, in the log
         bell: Any = None
