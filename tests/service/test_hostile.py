@@ -5,7 +5,6 @@ cut off, quotas hold, and the leaderboard cannot be farmed."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import logging
 from typing import Any
@@ -18,7 +17,7 @@ from hypothesis import strategies as st
 
 from muggins.embedded import EmbeddedNats
 from tests.service.client import SeatClient
-from tests.service.conftest import FAST, Running, serve
+from tests.service.conftest import Running, serve
 from tests.service.test_play import create, sit
 
 #: What the database holds that a refusal must not change.
@@ -233,8 +232,7 @@ async def test_a_spectator_looping_since_is_throttled_then_cut_off(service: Runn
 async def test_table_creation_beyond_the_quota_is_429(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, tables_per_minute=5)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, tables_per_minute=5) as service:
         answers = [(await service.http.post("/tables", json={})).status_code
                    for _ in range(7)]
         assert answers[:5] == [201] * 5 and answers[5:] == [429, 429]
@@ -246,8 +244,7 @@ async def test_table_creation_beyond_the_quota_is_429(
 async def test_sockets_per_address_are_limited(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, sockets_per_address=3)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, sockets_per_address=3) as service:
         table = await create(service, bots=[{"seat": 0}, {"seat": 1}])
         url = f"{service.ws_url}/tables/{table['table_id']}/watch"
         held = [await websockets.connect(url) for _ in range(3)]
@@ -312,8 +309,7 @@ async def test_the_share_links_point_at_what_answers(service: Running) -> None:
 async def test_an_address_closed_for_abuse_waits_before_it_connects_again(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, penalty_seconds=3.0)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, penalty_seconds=3.0) as service:
         table = await create(service, bots=[{"seat": 0}, {"seat": 1}])
         url = f"{service.ws_url}/tables/{table['table_id']}/watch"
         async with websockets.connect(url) as flooder:

@@ -2,19 +2,22 @@
 
 ``create_app(settings, options)`` wires everything through muggins.bootstrap
 (the infrastructure) and muggins.tables.service (the table service's
-objects), STYLE.md 7; nothing happens at import time.
+objects), STYLE.md 7; nothing happens at import time.  The lifespan only
+starts them in the background (muggins.tables.startup): the app answers
+``/healthz`` and ``/readyz`` from the first second, and 503 ``starting``
+elsewhere until they are up.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import structlog
 from litestar import Litestar, Request, Response, get, websocket
 from litestar.connection import WebSocket
+from litestar.datastructures import State
 from litestar.exceptions import HTTPException, WebSocketDisconnect
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
@@ -23,7 +26,7 @@ from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_503_SERVICE_UNAVAIL
 from litestar.types import ControllerRouterHandler
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from muggins.bootstrap import Infrastructure, infrastructure
+from muggins.bootstrap import Infrastructure
 from muggins.client.pages import client_routes
 from muggins.settings import Settings
 from muggins.streams import is_table_id
@@ -34,21 +37,40 @@ from muggins.tables.metrics import refresh as metrics_from_database
 from muggins.tables.play_socket import PlaySession
 from muggins.tables.protocol import Health
 from muggins.tables.runtime import ServiceOptions
-from muggins.tables.service import table_service
+from muggins.tables.startup import Startup, starting_guard
 from muggins.tables.watch import table_events, watch_socket
 
 MAX_BODY_BYTES = 64 * 1024
 log = structlog.get_logger(__name__)
 
 
-@get("/healthz", summary="The process is alive")
-async def healthz() -> Health:
-    return Health("ok")
+def startup_of(request: Request) -> Startup:  # type: ignore[type-arg]
+    return request.app.state.startup  # type: ignore[no-any-return]
 
 
-@get("/readyz", summary="PostgreSQL and NATS are reachable")
+@get("/healthz", summary="The process is alive",
+     description="200 while it lives, starting or not; 503 once a failure no waiting "
+                 "mends stopped it (``failed`` says which).")
+async def healthz(request: Request) -> Response[Health]:  # type: ignore[type-arg]
+    failure = startup_of(request).failure
+    if failure is not None:
+        return Response(Health("failed", failed=failure),
+                        status_code=HTTP_503_SERVICE_UNAVAILABLE)
+    return Response(Health("ok"))
+
+
+@get("/readyz", summary="PostgreSQL and NATS are reachable",
+     description="503 while the service starts (``waiting_for`` says what for) or when "
+                 "PostgreSQL or NATS does not answer (their fields say which).")
 async def readyz(request: Request) -> Response[Health]:  # type: ignore[type-arg]
-    infra = http.runtime_of(request).infra
+    startup = startup_of(request)
+    if startup.failure is not None:
+        return Response(Health("failed", failed=startup.failure),
+                        status_code=HTTP_503_SERVICE_UNAVAILABLE)
+    if startup.runtime is None:
+        return Response(Health("not ready", waiting_for=startup.waiting_for),
+                        status_code=HTTP_503_SERVICE_UNAVAILABLE)
+    infra = startup.runtime.infra
     postgres = "ok"
     try:
         async with asyncio.timeout(2):
@@ -65,9 +87,12 @@ async def readyz(request: Request) -> Response[Health]:  # type: ignore[type-arg
 
 @get("/metrics", summary="Prometheus metrics", media_type="text/plain; version=0.0.4")
 async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg]
+    runtime = startup_of(request).runtime
+    if runtime is None:  # starting: the process's own counters (retries) only
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
     try:
         async with asyncio.timeout(2):
-            await metrics_from_database(http.runtime_of(request))
+            await metrics_from_database(runtime)
     except Exception as error:  # the gauges keep their last values; the rest still counts
         log.info("metrics could not read the database", error=repr(error))
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
@@ -99,18 +124,21 @@ def create_app(
     settings: Settings,
     options: ServiceOptions | None = None,
     infra: Infrastructure | None = None,
+    *,
+    on_failure: Callable[[BaseException], None] | None = None,
 ) -> Litestar:
-    """The table service: ``infra`` if given (tests), else started from ``settings``."""
-    service_options = options or ServiceOptions.from_settings(settings)
+    """The table service: on ``infra`` if given (tests; its settings), else on
+    what ``settings`` names, waited for.  ``on_failure`` hears of a failure
+    no waiting mends (``muggins serve`` stops then)."""
+    startup = Startup(settings, options or ServiceOptions(), infra, on_failure)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        async with contextlib.AsyncExitStack() as stack:
-            ready = infra if infra is not None else await stack.enter_async_context(
-                infrastructure(settings))
-            app.state.runtime = await stack.enter_async_context(
-                table_service(ready, service_options))
+        startup.start(app)
+        try:
             yield
+        finally:
+            await startup.stop()
 
     def too_deep(request: Request, error: RecursionError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
         return Response({"status_code": 400, "detail": "the request body is nested too deeply"},
@@ -137,7 +165,7 @@ def create_app(
 
     # Per address and per process: behind a proxy, the proxy must pass the
     # client's address on (uvicorn --proxy-headers) or every player is one.
-    table_quota = RateLimitConfig(rate_limit=("minute", service_options.tables_per_minute),
+    table_quota = RateLimitConfig(rate_limit=("minute", settings.tables_per_minute),
                                   check_throttle_handler=creates_a_table)
 
     readers: list[ControllerRouterHandler] = [
@@ -146,12 +174,13 @@ def create_app(
     ]
     players: list[ControllerRouterHandler] = [http.create_table, http.take_seat, play_socket]
     return Litestar(
-        route_handlers=readers + (players if service_options.role == "all" else [])
+        route_handlers=readers + (players if settings.role == "all" else [])
         + client_routes(),
         exception_handlers={RecursionError: too_deep, HTTPException: refused,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
-        middleware=[correlation_middleware, table_quota.middleware],
+        state=State({"startup": startup}),
+        middleware=[starting_guard(startup), correlation_middleware, table_quota.middleware],
         request_max_body_size=MAX_BODY_BYTES,
         # Logs go through muggins.logs (JSON lines), not a configuration of its own.
         logging_config=None,
