@@ -203,7 +203,7 @@ async def _analysed(bots: Any, key: tuple[str, int, int], before: GameState,
         answer.set_exception(error)
         answer.exception()  # (retrieved: an unawaited failure is not logged twice)
         log.error("a hand could not be analysed", table=key[0], game=key[1], hand=key[2],
-                  error=repr(error))
+                  error=repr(error), exc_info=error)
         raise HTTPException(status_code=HTTP_503_SERVICE_UNAVAILABLE,
                             detail="the hand cannot be analysed just now") from None
     finally:

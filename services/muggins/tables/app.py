@@ -23,7 +23,7 @@ from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath
 from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_503_SERVICE_UNAVAILABLE
-from litestar.types import ControllerRouterHandler
+from litestar.types import ControllerRouterHandler, Scope
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from muggins.bootstrap import Infrastructure
@@ -93,9 +93,24 @@ async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg
     try:
         async with asyncio.timeout(2):
             await metrics_from_database(runtime)
-    except Exception as error:  # the gauges keep their last values; the rest still counts
+    except TRANSIENT as error:  # the gauges keep their last values; the rest still counts
         log.info("metrics could not read the database", error=repr(error))
+    except Exception as error:  # a bug: loud, but the counters are still served
+        log.error("metrics could not be read", error=repr(error), exc_info=error)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+async def log_bug(error: BaseException, scope: Scope) -> None:
+    """Every exception a request or a socket ends with that is neither a
+    refusal (4xx) nor an outage (503): a bug, logged with its traceback and
+    answered 500 (litestar's own logging is off: logs go through
+    muggins.logs), so that none passes silently."""
+    if isinstance(error, HTTPException) and error.status_code < 500:
+        return
+    if isinstance(error, (*TRANSIENT, RecursionError, WebSocketDisconnect)):
+        return
+    log.error("a request failed with an error that is not an outage", path=scope.get("path"),
+              error=repr(error), exc_info=error)
 
 
 @websocket("/tables/{table_id:str}/play")
@@ -176,6 +191,7 @@ def create_app(
     return Litestar(
         route_handlers=readers + (players if settings.role == "all" else [])
         + client_routes(),
+        after_exception=[log_bug],
         exception_handlers={RecursionError: too_deep, HTTPException: refused,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],

@@ -449,7 +449,7 @@ class PlaySession:
         except (IllegalMove, Refusal) as refused:
             await self.fail(refused.code, str(refused))
         except Exception as error:  # the expert failed: say so, the table goes on
-            log.error("a hint could not be thought out", error=repr(error))
+            log.error("a hint could not be thought out", error=repr(error), exc_info=error)
             await self.fail("hint-unavailable", "no hint can be given just now")
 
     async def come_back(self, how: str) -> None:

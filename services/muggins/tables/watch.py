@@ -299,40 +299,40 @@ class SpectatorFeeds:
         return feed
 
     async def _repeat_counts(self) -> None:
-        """Every COUNT_EVERY seconds, each feed's count again.  The bus away
-        skips a round (the next one says the same); a bug is logged with its
-        traceback, and the other feeds, and the next round, go on."""
+        """Every COUNT_EVERY seconds, each feed's count again (for players
+        who connected since)."""
         while True:
             await asyncio.sleep(COUNT_EVERY)
             for feed in list(self._feeds.values()):
-                try:
-                    await self._tell_players(feed)
-                except BUS_TRANSIENT:
-                    pass  # the bus away: next time
-                except Exception as error:
-                    log.error("a spectator count could not be sent", table=feed.table_id,
-                              error=repr(error), exc_info=error)
+                await self._tell_players(feed)
 
     async def join(self, table_id: str, since: int | None = None,
                    game: int | None = None) -> tuple[TableFeed, Spectator]:
         """A new spectator of the table (see TableFeed.join); the players are told."""
         feed = await self.feed(table_id)
         spectator = feed.join(since, game)
-        with contextlib.suppress(Exception):  # the bus may be away; the count is a courtesy
-            await self._tell_players(feed)
+        await self._tell_players(feed)
         return feed, spectator
 
     async def leave(self, feed: TableFeed, spectator: Spectator) -> None:
         feed.leave(spectator)
-        with contextlib.suppress(Exception):  # the bus may be away; the count is a courtesy
-            await self._tell_players(feed)
+        await self._tell_players(feed)
         if not feed.spectators and self._feeds.get(feed.table_id) is feed:
             del self._feeds[feed.table_id]
             await feed.close()
 
     async def _tell_players(self, feed: TableFeed) -> None:
-        await self.bus.publish(spectators_subject(feed.table_id), encode(
-            SpectatorCount(self.process, len(feed.spectators))))
+        """The table's players hear how many watch through this process: a
+        courtesy, so the bus away skips it (the next count says the same);
+        a bug is logged with its traceback, and the spectators go on."""
+        try:
+            await self.bus.publish(spectators_subject(feed.table_id), encode(
+                SpectatorCount(self.process, len(feed.spectators))))
+        except BUS_TRANSIENT:
+            pass
+        except Exception as error:
+            log.error("a spectator count could not be sent", table=feed.table_id,
+                      error=repr(error), exc_info=error)
 
     async def close(self) -> None:
         if self._repeating is not None:
