@@ -1,12 +1,14 @@
 """A service started before its servers: it waits for them (never exits for
 that), says on /readyz what it waits for, answers every other request 503
 ``starting`` meanwhile, and serves once they come up; stopped while it
-waits, it stops at once and cleanly."""
+waits, it stops at once and cleanly.  A projector process waits the same way."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,15 +20,19 @@ import websockets
 
 from muggins.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
+from muggins.eventstore.store import EventStore
+from muggins.rules.presets import preset
 from tests.faults.harness import (
     ServiceProcess,
     create_table,
     human_table,
+    muggins_command,
     serve_arguments,
     sit,
     unhandled_errors,
 )
 from tests.integration.conftest import role_url
+from tests.projections.streams import game_batches, store_interleaved
 from tests.service.client import SeatClient
 
 
@@ -166,3 +172,54 @@ async def test_a_service_stopped_while_it_waits_stops_at_once(
     assert "Application shutdown complete" in service.log_text()
     assert took < 5, f"stopping took {took:.1f} s"
     assert not unhandled_errors(service.log_text())
+
+
+async def test_a_projector_started_before_nats_projects_once_nats_is_up(
+    tmp_path: Path, database_url: str, store: EventStore
+) -> None:
+    nats = EmbeddedNats(tmp_path / "late-nats", port=free_port())
+    environment = {key: value for key, value in os.environ.items()
+                   if not key.startswith("MUGGINS_")}
+    environment.update(MUGGINS_DATABASE_URL=role_url(database_url, SERVICE_ROLE),
+                       MUGGINS_MIGRATION_DATABASE_URL=role_url(database_url, OWNER_ROLE),
+                       MUGGINS_NATS_URL=nats.url, MUGGINS_LOG_FORMAT="json",
+                       MUGGINS_DATA_DIR=str(tmp_path / "data"))
+    log_path = tmp_path / "projector.log"
+    with open(log_path, "wb") as log:
+        projector = subprocess.Popen([muggins_command(), "project", "table-views"],
+                                     env=environment, stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        await until(lambda: "waiting for NATS" in log_path.read_text(), projector,
+                    "the projector says it waits for NATS")
+        events = await store_interleaved(store, [("late-g1", game_batches(
+            preset("playelephant", 2), "late"))])
+        nats.start()
+
+        async def projected() -> bool:
+            return await store.checkpoint("projector:table-views") >= events
+
+        deadline = time.monotonic() + 60
+        while not await projected():
+            assert projector.poll() is None, log_path.read_text()[-3000:]
+            assert time.monotonic() < deadline, "the projector never caught up"
+            await asyncio.sleep(0.2)
+        projector.terminate()
+        assert projector.wait(15) == 0, log_path.read_text()[-3000:]
+    finally:
+        if projector.poll() is None:
+            projector.kill()
+            projector.wait(15)
+        nats.stop()
+    assert not unhandled_errors(log_path.read_text())
+
+
+async def until(condition: Callable[[], bool], process: subprocess.Popen[bytes], what: str,
+                timeout: float = 60.0) -> None:
+    """Poll ``condition`` until it holds (AssertionError naming ``what`` after
+    ``timeout`` s, or if ``process`` exits meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert process.poll() is None, f"exited with {process.returncode} before: {what}"
+        assert time.monotonic() < deadline, f"not within {timeout:.0f} s: {what}"
+        await asyncio.sleep(0.2)
