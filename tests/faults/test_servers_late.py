@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
@@ -223,3 +224,22 @@ async def until(condition: Callable[[], bool], process: subprocess.Popen[bytes],
         assert process.poll() is None, f"exited with {process.returncode} before: {what}"
         assert time.monotonic() < deadline, f"not within {timeout:.0f} s: {what}"
         await asyncio.sleep(0.2)
+
+
+async def test_a_refused_password_is_no_outage_the_service_exits_saying_why(
+    tmp_path: Path, database_url: str, nats_server: EmbeddedNats
+) -> None:
+    parts = urlsplit(role_url(database_url, SERVICE_ROLE))
+    wrong = urlunsplit(parts._replace(
+        netloc=f"{parts.username}:not-the-password@{parts.hostname}:{parts.port}"))
+    service = service_process(tmp_path, wrong, wrong, nats_server.url)
+    service.start()
+    try:
+        assert service.process is not None
+        returncode = await asyncio.to_thread(service.process.wait, 60)
+    finally:
+        service.stop()
+    log = service.log_text()
+    assert returncode == 1, log[-3000:]
+    assert "password authentication failed" in log
+    assert "waiting for PostgreSQL" not in log  # not retried as an outage

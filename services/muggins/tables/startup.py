@@ -108,7 +108,7 @@ class Startup:
         except Stopped:
             log.info("stopped while waiting", waiting_for=self.waiting_for)
         except Exception as error:
-            self._failed("start", error)
+            self._failed("stop" if self.runtime is not None else "start", error)
 
     def _loop_failed(self, name: str, error: BaseException) -> None:
         # muggins.background has logged it, with its traceback.
@@ -116,10 +116,10 @@ class Startup:
         if self._on_failure is not None:
             self._on_failure(error)
 
-    def _failed(self, where: str, error: BaseException) -> None:
-        self.failure = self.failure or f"{where}: {type(error).__name__}: {error}"
+    def _failed(self, when: str, error: BaseException) -> None:
+        self.failure = self.failure or f"{when}: {type(error).__name__}: {error}"
         traced = LOGGED_NOTE in getattr(error, "__notes__", ())
-        log.error("the table service could not start", error=repr(error),
+        log.error(f"the table service failed to {when}", error=repr(error),
                   exc_info=None if traced else error)
         if self._on_failure is not None:
             self._on_failure(error)
