@@ -10,7 +10,6 @@ import pytest
 
 from muggins.settings import Settings, SettingsError, load_settings, networks
 from muggins.tables.client_address import address_behind_proxies
-from muggins.tables.runtime import ServiceOptions
 
 LOOPBACK = networks("127.0.0.1")
 BALANCERS = networks("10.0.0.0/8, fd00::/8")
@@ -67,16 +66,12 @@ def test_the_client_address(peer: str, header: list[str], trusted: tuple[object,
 def test_trusted_proxies_default_to_none() -> None:
     settings = load_settings(environ={})
     assert settings.trusted_proxies == "" and settings.trusted_proxy_networks == ()
-    assert ServiceOptions().trusted_proxies == ()
-    assert ServiceOptions.from_settings(settings).trusted_proxies == ()
 
 
 def test_trusted_proxies_are_addresses_and_networks() -> None:
     settings = load_settings(environ={"MUGGINS_TRUSTED_PROXIES": " 127.0.0.1, 10.0.0.0/8,fd00::/8"})
     assert [str(n) for n in settings.trusted_proxy_networks] == [
         "127.0.0.1/32", "10.0.0.0/8", "fd00::/8"]
-    assert ServiceOptions.from_settings(settings).trusted_proxies == (
-        settings.trusted_proxy_networks)
 
 
 def test_the_old_name_is_still_read() -> None:

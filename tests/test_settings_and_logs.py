@@ -2,13 +2,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
+import msgspec
 import pytest
 import structlog
 
 from muggins.logs import configure_logging, log_context
-from muggins.settings import Settings, SettingsError, load_settings
+from muggins.settings import Settings, SettingsError, load_settings, with_values
 
 
 def test_defaults_start_embedded_servers() -> None:
@@ -100,15 +102,59 @@ def test_the_deploy_readme_lists_every_setting() -> None:
     assert not missing, f"deploy/README.md's settings table lacks {missing}"
 
 
-def test_service_options_from_settings_with_flags_on_top() -> None:
-    from muggins.tables.runtime import ServiceOptions
+def test_the_deploy_readme_gives_each_setting_its_default() -> None:
+    """The table's default column against Settings' own defaults (a default
+    of None is described in words there: "none: embedded")."""
+    readme = (Path(__file__).resolve().parents[1] / "deploy" / "README.md").read_text()
+    rows = {match[1]: match[2] for match in re.finditer(
+        r"^\| `(\w+)` \(`MUGGINS_\w+`\) \| ([^|]+) \|", readme, re.MULTILINE)}
+    wrong = []
+    for name in Settings.__struct_fields__:
+        default = getattr(Settings(), name)
+        if default is None:
+            continue
+        cell = rows[name].strip().strip("`").split(" (")[0]
+        if cell.endswith(" GiB"):
+            cell = str(int(cell.removesuffix(" GiB")) * 1024**3)
+        told = str(default).lower() if isinstance(default, bool) else (
+            f"{default:g}" if isinstance(default, float) else str(default))
+        if cell != told:
+            wrong.append(f"{name}: README {rows[name].strip()!r}, Settings {default!r}")
+    assert not wrong, "deploy/README.md's defaults differ:\n" + "\n".join(wrong)
 
-    settings = Settings(public_url="https://muggins.example", bot_delay=0.3, role="spectators",
-                        projectors_in_process=False, turn_clock_seconds=45)
-    options = ServiceOptions.from_settings(settings, bot_delay=0.1, hand_pause=None)
-    assert options.base_url == "https://muggins.example" and options.bot_delay == 0.1
-    assert options.hand_pause == 2.0 and options.role == "spectators"
-    assert options.projectors is False and options.turn_clock_seconds == 45
+
+def test_values_on_top_of_settings_are_checked_as_settings() -> None:
+    settings = Settings(public_url="https://muggins.example", bot_delay=0.3)
+    changed = with_values(settings, {"bot_delay": "0.1", "role": "spectators"})
+    assert changed.bot_delay == 0.1 and changed.role == "spectators"
+    assert changed.public_url == "https://muggins.example" and changed.hand_pause == 2.0
+    with pytest.raises(SettingsError, match="bot_delay"):
+        with_values(settings, {"bot_delay": "11"})
+    with pytest.raises(SettingsError, match="db_pool_min"):
+        with_values(settings, {"db_pool_min": 20})
+
+
+def test_serve_flags_are_made_from_the_settings() -> None:
+    from click.testing import CliRunner
+
+    from muggins.cli import SERVE_FLAGS, main
+
+    runner = CliRunner()
+    shown = " ".join(runner.invoke(main, ["serve", "--help"], terminal_width=1000)
+                     .output.split())
+    described = msgspec.inspect.type_info(Settings)
+    assert isinstance(described, msgspec.inspect.StructType)
+    fields = {field.name: field for field in described.fields}
+    for name, flag in SERVE_FLAGS.items():
+        field = fields[name]
+        assert isinstance(field.type, msgspec.inspect.Metadata)
+        about = " ".join((field.type.extra_json_schema or {})["description"].split())
+        assert f"{about} [setting {name}, MUGGINS_{name.upper()}; default" in shown, name
+        assert (flag or f"--{name.replace('_', '-')}") in shown
+    refused = runner.invoke(main, ["serve", "--bot-delay", "11"])
+    assert refused.exit_code == 2 and "bot_delay" in refused.output and "10" in refused.output
+    refused = runner.invoke(main, ["serve", "--role", "referee"])
+    assert refused.exit_code == 2 and "setting role" in refused.output
 
 
 def test_standard_library_loggers_write_json_lines_too() -> None:
@@ -138,7 +184,5 @@ def test_no_endless_durations(variable: str) -> None:
 
 
 def test_share_links_never_point_at_every_interface() -> None:
-    from muggins.tables.runtime import ServiceOptions
-
-    options = ServiceOptions.from_settings(Settings(listen_host="0.0.0.0", listen_port=8000))
-    assert options.base_url == "http://localhost:8000"
+    assert Settings(listen_host="0.0.0.0", listen_port=8000).site_url == "http://localhost:8000"
+    assert Settings(public_url="https://m.example").site_url == "https://m.example"

@@ -5,7 +5,8 @@
   the owner's role and a pool is made as the service's (docs/eventstore.md,
   "Roles");
 * ``infrastructure(settings)``: that, plus the bus (a NATS connection that
-  never stays closed), the JetStream stream and the relay.
+  never stays closed), the JetStream stream and the relay; configured
+  servers that are not ready yet are waited for (see there).
 
 Nothing here knows the table service: its objects are built by
 muggins.tables.service on top of what this builds.  ``muggins serve``,
@@ -17,26 +18,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import asyncpg
 import structlog
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
+from muggins.background import BackgroundTasks
 from muggins.bus.connection import Bus
-from muggins.bus.jetstream import ensure_stream, stream_config
+from muggins.bus.jetstream import bus_down, ensure_stream, stream_config
 from muggins.bus.relay import Relay
 from muggins.embedded import EmbeddedNats, EmbeddedPostgres, without_password
 from muggins.eventstore.migrations import upgrade_at
-from muggins.eventstore.store import EventStore, create_pool
+from muggins.eventstore.store import EventStore, create_pool, store_down
+from muggins.logs import log_context
+from muggins.retry import Retry, Transient
 from muggins.settings import Settings
 
 log = structlog.get_logger(__name__)
 
 EmbeddedServer = EmbeddedPostgres | EmbeddedNats
+Made = TypeVar("Made")
+#: Seconds one attempt to reach NATS at start may take (a cluster's servers
+#: tried in turn) before it is logged and tried again after a pause.
+NATS_ATTEMPT = 5.0
+#: Told what a starting process waits for now ("PostgreSQL at db:5432
+#: (ConnectionRefusedError ...)"), and None once it waits for nothing.
+Waiting = Callable[[str | None], None]
 
 
 @dataclass
@@ -59,6 +71,9 @@ class Infrastructure:
     bus: Bus
     relay: Relay | None
     embedded: list[EmbeddedServer] = field(default_factory=list)
+    #: The process's background loops (the relay, the bus's watchdog, and
+    #: what the table service adds): one that ends by an error is kept here.
+    tasks: BackgroundTasks = field(default_factory=BackgroundTasks)
 
     @property
     def nats(self) -> NatsClient:
@@ -135,32 +150,52 @@ async def event_store_only(settings: Settings) -> AsyncIterator[EventStore]:
 
 @asynccontextmanager
 async def infrastructure(
-    settings: Settings, *, relay: bool = True
+    settings: Settings, *, relay: bool = True, stop: asyncio.Event | None = None,
+    waiting: Waiting | None = None,
 ) -> AsyncIterator[Infrastructure]:
+    """The servers, pool, bus, stream and relay, until the block ends.
+
+    A configured server that is not ready (PostgreSQL starting or away,
+    NATS away, the stream without a leader while a NATS cluster elects
+    one) is waited for, for ever, with growing pauses and a warning each
+    time (muggins.retry, "startup"): a process started before its servers
+    comes up when they do.  ``waiting`` is told what it waits for;
+    ``stop`` ends the wait (muggins.retry.Stopped).  A failure that no
+    waiting mends (a refused password, a migration the role may not run,
+    a stream configuration JetStream refuses) is raised at once.
+    """
+    stop = stop or asyncio.Event()
+    tell: Waiting = waiting or (lambda _: None)
     database_url, migration_url, nats_url, embedded = await start_embedded(settings)
     assert nats_url is not None
-    stop = asyncio.Event()
+    tasks = BackgroundTasks()
+    relay_stop = asyncio.Event()
     relay_task: asyncio.Task[None] | None = None
     pool: asyncpg.Pool | None = None
     bus: Bus | None = None
     try:
-        await upgrade_at(migration_url)
-        pool = await create_pool(database_url, min_size=settings.db_pool_min,
-                                 max_size=settings.db_pool_max)
-        bus = Bus(nats_url)
-        await bus.start()
-        await ensure_stream(bus.js, stream_config(settings))
+        postgres = f"PostgreSQL at {_where(database_url)}"
+        await _wait_for(postgres, lambda: upgrade_at(migration_url), store_down, stop, tell)
+        pool = await _wait_for(postgres, lambda: create_pool(
+            database_url, min_size=settings.db_pool_min, max_size=settings.db_pool_max),
+            store_down, stop, tell)
+        bus = connected = Bus(nats_url, tasks=tasks)
+        await _wait_for(f"NATS at {_where(nats_url)}",
+                        lambda: connected.start(timeout=NATS_ATTEMPT), bus_down, stop, tell)
+        await _wait_for(f"jetstream stream {settings.stream_name} (no leader yet?)",
+                        lambda: ensure_stream(connected.js, stream_config(settings)),
+                        bus_down, stop, tell)
+        tell(None)
         store = EventStore(pool)
-        connected = bus
         the_relay = (Relay(store, lambda: connected.js,
                            is_connected=lambda: connected.is_connected) if relay else None)
         if the_relay is not None:
-            relay_task = asyncio.create_task(the_relay.run(stop), name="relay")
+            relay_task = tasks.start("relay", the_relay.run(relay_stop))
         yield Infrastructure(settings, database_url, nats_url, pool, store, bus, the_relay,
-                             embedded)
+                             embedded, tasks)
         await store.close()
     finally:
-        stop.set()
+        relay_stop.set()
         if relay_task is not None:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(10):
@@ -170,3 +205,22 @@ async def infrastructure(
         if pool is not None:
             await pool.close()
         await stop_embedded(embedded)
+
+
+async def _wait_for(what: str, make: Callable[[], Awaitable[Made]], transient: Transient,
+                    stop: asyncio.Event, tell: Waiting) -> Made:
+    """``make()`` once ``what`` is ready: tried again after each failure that
+    passes, ``tell`` hearing what it waits for and the last failure."""
+    tell(what)
+
+    def failed(error: BaseException) -> None:
+        tell(f"{what}: {error}" if str(error) else f"{what}: {error!r}")
+
+    with log_context(waiting_for=what):
+        return await Retry("startup", transient, stop=stop, on_failure=failed,
+                           message=f"waiting for {what}").call(make)
+
+
+def _where(url: str) -> str:
+    """A server's address for a log line or /readyz: no user, no password."""
+    return ",".join(part.rpartition("@")[2] for part in url.split(","))

@@ -11,7 +11,7 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any, get_args, get_type_hints
 
 import click
 import msgspec
@@ -43,6 +43,7 @@ from muggins.replay.source import (
     read_record,
 )
 from muggins.replay.verify import HandVerdict, Problem, rebuilt_hands, verify_game, verify_record
+from muggins.retry import Stopped
 from muggins.rules.describe import PRESET_SUMMARIES, describe
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.events import event_encoder
@@ -54,7 +55,7 @@ from muggins.selfplay import make_bots, play_game, play_game_commands
 
 if TYPE_CHECKING:
     from muggins.cluster.local import LocalCluster
-from muggins.settings import ENVIRONMENT, Settings, SettingsError, load_settings
+from muggins.settings import ENVIRONMENT, Settings, SettingsError, load_settings, with_values
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -71,65 +72,115 @@ def _settings() -> Settings:
     return settings
 
 
+#: The settings ``muggins serve`` also takes as flags, each winning over its
+#: environment variable and the config file: --NAME (dashes for
+#: underscores), or the flag named here.  Type, range, default and help
+#: come from the setting itself (muggins.settings).
+SERVE_FLAGS: dict[str, str | None] = {
+    "listen_host": "--host", "listen_port": "--port", "public_url": None, "role": None,
+    "projectors_in_process": "--projectors", "bot_delay": None, "hand_pause": None,
+    "bot_workers": None, "expert_budget_ms": None, "takeover_bot": None,
+    "grace_period": None, "turn_clock_seconds": None, "tables_per_minute": None,
+    "sockets_per_address": None, "penalty_seconds": None, "trusted_proxies": None,
+}
+
+
+class SettingValue(click.ParamType[Any, Any]):
+    """A flag's text, converted and checked exactly as its setting's value is
+    (msgspec, against the setting's own type and range)."""
+
+    def __init__(self, setting: str, annotation: Any, shown: str) -> None:
+        self.setting = setting
+        self.annotation = annotation
+        self.name = shown
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        try:
+            return msgspec.convert(value, self.annotation, strict=False)
+        except msgspec.ValidationError as error:
+            self.fail(f"{value!r}: {error} (setting {self.setting})", param, ctx)
+
+
+def _setting_flags(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` with a flag for each of SERVE_FLAGS, made from its setting."""
+    described = msgspec.inspect.type_info(Settings)
+    assert isinstance(described, msgspec.inspect.StructType)
+    fields = {field.name: field for field in described.fields}
+    hints = get_type_hints(Settings, include_extras=True)
+    for name, flag in reversed(SERVE_FLAGS.items()):
+        field = fields[name]
+        kind = field.type.type if isinstance(field.type, msgspec.inspect.Metadata) \
+            else field.type
+        about = (field.type.extra_json_schema or {}).get("description", "") \
+            if isinstance(field.type, msgspec.inspect.Metadata) else ""
+        flag = flag or f"--{name.replace('_', '-')}"
+        default = "none" if field.default is None else str(field.default).lower()
+        help_text = (f"{about} [setting {name}, MUGGINS_{name.upper()}; "
+                     f"default {default}{_range_of(kind)}]")
+        if isinstance(kind, msgspec.inspect.BoolType):
+            option = click.option(f"{flag}/--no-{flag.removeprefix('--')}", name,
+                                  default=None, help=help_text)
+        else:
+            shown = ("|".join(map(str, kind.values))
+                     if isinstance(kind, msgspec.inspect.LiteralType) else _metavar(kind))
+            option = click.option(flag, name, type=SettingValue(name, hints[name], shown),
+                                  default=None, metavar=shown.upper() if "|" not in shown
+                                  else f"[{shown}]", help=help_text)
+        command = option(command)
+    return command
+
+
+def _range_of(kind: msgspec.inspect.Type) -> str:
+    low = getattr(kind, "ge", None)
+    high = getattr(kind, "le", None)
+    if low is not None and high is not None:
+        return f"; {low} to {high}"
+    if low is not None:
+        return f"; at least {low}"
+    return ""
+
+
+def _metavar(kind: msgspec.inspect.Type) -> str:
+    if isinstance(kind, msgspec.inspect.IntType):
+        return "integer"
+    if isinstance(kind, msgspec.inspect.FloatType):
+        return "number"
+    return "text"
+
+
 @main.command("serve")
-@click.option("--host", default=None, help="Listen address [setting listen_host: 127.0.0.1].")
-@click.option("--port", type=click.IntRange(0, 65535), default=None,
-              help="Listen port, 0 for any free one [setting listen_port: 8000].")
-@click.option("--bot-delay", type=click.FloatRange(0, 10), default=None,
-              help="Seconds a bot waits before it moves, as a person would [bot_delay: 0.8].")
-@click.option("--bot-workers", type=click.IntRange(0, 256), default=None,
-              help="Worker processes the expert bot thinks in; 0: one fewer than the cores "
-                   "[bot_workers: 0].")
-@click.option("--expert-budget-ms", type=click.IntRange(10, 10_000), default=None,
-              help="The expert bot's thinking time per decision, unless a table sets its own "
-                   "[expert_budget_ms: 200].")
-@click.option("--hand-pause", type=click.FloatRange(0, 60), default=None,
-              help="Seconds between the end of a hand and the next deal [hand_pause: 2].")
-@click.option("--grace-period", type=click.FloatRange(0, 3600), default=None,
-              help="Seconds a player who left has to come back before a bot takes the seat "
-                   "[grace_period: 30].")
-@click.option("--tables-per-minute", type=click.IntRange(1, 1_000_000), default=None,
-              help="Tables one client address may create a minute [tables_per_minute: 30].")
-@click.option("--sockets-per-address", type=click.IntRange(1, 1_000_000), default=None,
-              help="WebSockets and event streams one client address may hold open "
-                   "[sockets_per_address: 64].")
-@click.option("--penalty-seconds", type=click.FloatRange(0, 3600), default=None,
-              help="Seconds an address gets no new socket after one was closed for abuse "
-                   "[penalty_seconds: 10].")
-@click.option("--role", type=click.Choice(["all", "spectators"]), default=None,
-              help="'spectators' serves only spectator streams, views and the lobby: run it "
-                   "beside the players' process so a crowd of spectators cannot slow them "
-                   "[role: all].")
-@click.option("--projectors/--no-projectors", default=None,
-              help="Run the projectors in this process [projectors_in_process: true]; "
-                   "--no-projectors where they run as `muggins project NAME`.")
-def serve_command(host: str | None, port: int | None, bot_delay: float | None,
-                  bot_workers: int | None, expert_budget_ms: int | None,
-                  hand_pause: float | None, grace_period: float | None,
-                  tables_per_minute: int | None, sockets_per_address: int | None,
-                  penalty_seconds: float | None, role: str | None,
-                  projectors: bool | None) -> None:
+@_setting_flags
+def serve_command(**flags: Any) -> None:
     """Run the table service (starting embedded PostgreSQL and NATS if none is configured).
 
-    Every option has a setting (deploy/README.md); an option given here wins.
+    It answers /healthz at once and /readyz with what it waits for until
+    PostgreSQL, NATS and the stream are ready (it waits for them, however
+    long).  Every option is a setting (deploy/README.md); an option given
+    here wins.
     """
     import uvicorn
 
     from muggins.tables.app import create_app
-    from muggins.tables.runtime import ServiceOptions
 
-    settings = _settings()
-    host = host or settings.listen_host
-    port = settings.listen_port if port is None else port
-    if port == 0:
-        port = free_port()
-    settings = msgspec.structs.replace(settings, listen_host=host, listen_port=port)
-    options = ServiceOptions.from_settings(
-        settings, bot_delay=bot_delay, bot_workers=bot_workers,
-        expert_budget_ms=expert_budget_ms, hand_pause=hand_pause, grace_period=grace_period,
-        tables_per_minute=tables_per_minute, sockets_per_address=sockets_per_address,
-        penalty_seconds=penalty_seconds, role=role, projectors=projectors)
-    app = create_app(settings, options)
+    try:
+        settings = with_values(_settings(),
+                               {name: value for name, value in flags.items() if value is not None})
+    except SettingsError as error:
+        raise click.UsageError(str(error)) from None
+    if settings.listen_port == 0:
+        settings = msgspec.structs.replace(settings, listen_port=free_port())
+    host, port = settings.listen_host, settings.listen_port
+    server: uvicorn.Server | None = None
+    failures: list[BaseException] = []
+
+    def stop_serving(error: BaseException) -> None:
+        """A failure no waiting mends (logged where it happened): stop, with an error."""
+        failures.append(error)
+        if server is not None:
+            server.should_exit = True
+
+    app = create_app(settings, on_failure=stop_serving)
     # What exists now lives as long as the process: keep it out of every
     # future full collection (shorter pauses under load).
     gc.collect()
@@ -138,8 +189,8 @@ def serve_command(host: str | None, port: int | None, bot_delay: float | None,
     if settings.forwarded_allow_ips is not None:
         log.warning("forwarded_allow_ips is the old name of trusted_proxies: rename it")
     log.info("muggins is starting", listen=f"http://{host}:{port}", api="/schema",
-             share_links=options.base_url, role=options.role,
-             trusted_proxies=[str(network) for network in options.trusted_proxies])
+             share_links=settings.site_url, role=settings.role,
+             trusted_proxies=[str(network) for network in settings.trusted_proxy_networks])
     # Idle keep-alive connections stay open longer than clients keep them
     # (httpx: 5 s, browsers and proxies up to 60 s): a server that closes an
     # idle connection at the instant a client reuses it resets that request
@@ -148,11 +199,14 @@ def serve_command(host: str | None, port: int | None, bot_delay: float | None,
     # X-Forwarded-For or not, muggins.tables.client_address alone decides
     # (uvicorn's would believe loopback by default).
     # log_config=None: uvicorn logs through ours (JSON lines like every other).
-    uvicorn.run(app, host=host, port=port, log_level=settings.log_level, lifespan="on",
-                log_config=None,
-                ws_max_size=64 * 1024, ws_per_message_deflate=False,
-                timeout_graceful_shutdown=10, timeout_keep_alive=75,
-                proxy_headers=False, access_log=False)
+    server = uvicorn.Server(uvicorn.Config(
+        app, host=host, port=port, log_level=settings.log_level, lifespan="on",
+        log_config=None, ws_max_size=64 * 1024, ws_per_message_deflate=False,
+        timeout_graceful_shutdown=10, timeout_keep_alive=75,
+        proxy_headers=False, access_log=False))
+    server.run()
+    if failures:
+        raise click.ClickException(f"the service stopped: {failures[0]!r} (see the log)")
 
 
 @main.command("up")
@@ -411,6 +465,10 @@ def demo_command(preset_name: str, seats: int, partners: bool) -> None:
 PROJECTORS = tuple(PROJECTIONS)
 
 
+class ProjectorStopped(Exception):
+    """A projector process's loop ended by a bug (logged with its traceback)."""
+
+
 @main.command("project")
 @click.argument("name", type=click.Choice(PROJECTORS))
 @click.option("--rebuild", is_flag=True, help="Drop the read model and rebuild it from event 0.")
@@ -434,16 +492,31 @@ def project_command(name: str, rebuild: bool, metrics_port: int) -> None:
         start_http_server(metrics_port, addr=settings.listen_host)
 
     async def run() -> int:
-        async with infrastructure(settings, relay=False) as infra:
+        stop = asyncio.Event()
+        if not rebuild:  # also while it waits for its servers: a quick, clean stop
+            loop = asyncio.get_running_loop()
+            for signal_number in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signal_number, stop.set)
+        async with infrastructure(settings, relay=False, stop=stop) as infra:
             runner = ProjectorRunner(infra.pool, infra.store, PROJECTIONS[name](),
                                      consumer=consumer_config(settings),
                                      stream=settings.stream_name)
             if not rebuild:
-                stop = asyncio.Event()
-                loop = asyncio.get_running_loop()
-                for signal_number in (signal.SIGINT, signal.SIGTERM):
-                    loop.add_signal_handler(signal_number, stop.set)
-                await runner.follow(stop, lambda: infra.bus.js)
+                # A bug ends the runner (or the bus's watchdog): logged with its
+                # traceback where it happened; the process then exits with 1.
+                ended: list[str] = []
+
+                def loop_failed(loop_name: str, error: BaseException) -> None:
+                    ended.append(f"{loop_name}: {error!r}")
+                    stop.set()
+
+                infra.tasks.on_failure(loop_failed)
+                try:
+                    await runner.follow(stop, lambda: infra.bus.js)
+                except Exception as error:
+                    ended.append(f"projector-{name}: {error!r}")
+                if ended:
+                    raise ProjectorStopped(f"projector {name} stopped: {ended[0]} (see the log)")
                 return 0
             await runner.rebuild()
             head = await infra.store.head_position()
@@ -457,7 +530,9 @@ def project_command(name: str, rebuild: bool, metrics_port: int) -> None:
 
     try:
         count = asyncio.run(run())
-    except (EmbeddedServerError, StoreUnavailable) as error:
+    except Stopped:
+        return  # stopped while it waited for its servers
+    except (EmbeddedServerError, StoreUnavailable, ProjectorStopped) as error:
         raise click.ClickException(str(error)) from None
     if rebuild:
         click.echo(f"{name}: rebuilt from {count} events")

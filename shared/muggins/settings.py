@@ -33,81 +33,110 @@ class SettingsError(ValueError):
     """A configuration value that cannot be used; the message names it."""
 
 
+def about(text: str) -> msgspec.Meta:
+    """A setting's description: shown by ``muggins serve --help`` for its flag."""
+    return msgspec.Meta(description=text)
+
+
 class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Every setting, its type, range, default and description: the one
+    place they are declared (deploy/README.md lists them; ``muggins serve``
+    makes its flags from them)."""
+
     # -- servers -------------------------------------------------------------
-    #: postgresql://user@host:port/db, as the service's role (muggins_service:
-    #: docs/eventstore.md, "Roles"); None: start the embedded server.
-    database_url: str | None = None
-    #: The same database as the role that owns the schema (muggins_owner):
-    #: migrations run with it.  None: they run with ``database_url``.
-    migration_database_url: str | None = None
-    #: nats://host:port (comma-separate a cluster's servers); None: start the embedded server.
-    nats_url: str | None = None
-    #: Where embedded servers keep their data.
-    data_dir: str = ".muggins"
-    #: Connections each process keeps to PostgreSQL (at least, at most).
-    db_pool_min: Positive = 1
-    db_pool_max: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 10
+    database_url: Annotated[str | None, about(
+        "postgresql://user@host:port/db, as the service's role (muggins_service: "
+        "docs/eventstore.md, \"Roles\"); none: start the embedded server.")] = None
+    migration_database_url: Annotated[str | None, about(
+        "The same database as the role that owns the schema (muggins_owner): "
+        "migrations run with it.  None: they run with database_url.")] = None
+    nats_url: Annotated[str | None, about(
+        "nats://host:port (comma-separate a cluster's servers); none: start the "
+        "embedded server.")] = None
+    data_dir: Annotated[str, about("Where embedded servers keep their data.")] = ".muggins"
+    db_pool_min: Annotated[Positive, about(
+        "PostgreSQL connections each process keeps open at least.")] = 1
+    db_pool_max: Annotated[int, msgspec.Meta(ge=1, le=1000), about(
+        "PostgreSQL connections each process keeps open at most (size max_connections "
+        "for every process's).")] = 10
 
     # -- the JetStream stream and its consumers -------------------------------
-    stream_name: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")] = (
-        "MUGGINS_EVENTS")
-    #: Copies of the stream in a NATS cluster (1 on one server; 3 in a cluster of three).
-    stream_replicas: Annotated[int, msgspec.Meta(ge=1, le=5)] = 1
-    #: How long the stream keeps a message, 0 for no limit (the store keeps
-    #: everything forever).
-    stream_max_age: Seconds = 7 * 24 * 3600.0
-    stream_max_bytes: Annotated[int, msgspec.Meta(ge=1, le=2**62)] = 8 * 1024**3
-    #: A republished message inside this window is dropped as a duplicate: it
-    #: must outlast a relay crash between publishing and saving its checkpoint.
-    stream_duplicate_window: Annotated[float, msgspec.Meta(ge=1, le=7 * 24 * 3600)] = 15 * 60.0
-    #: The projectors' durable consumers: how long a fetched message waits for
-    #: its ack before it is sent again, and how many may wait at once.
-    consumer_ack_wait: Annotated[float, msgspec.Meta(ge=1, le=3600)] = 30.0
-    consumer_max_ack_pending: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 10_000
+    stream_name: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$"), about(
+        "The JetStream stream.")] = "MUGGINS_EVENTS"
+    stream_replicas: Annotated[int, msgspec.Meta(ge=1, le=5), about(
+        "Copies of the stream in a NATS cluster (1 on one server; 3 in a cluster "
+        "of three).")] = 1
+    stream_max_age: Annotated[Seconds, about(
+        "Seconds the stream keeps a message, 0 for no limit (the store keeps "
+        "everything forever).")] = 7 * 24 * 3600.0
+    stream_max_bytes: Annotated[int, msgspec.Meta(ge=1, le=2**62), about(
+        "The stream's size before the oldest messages go.")] = 8 * 1024**3
+    stream_duplicate_window: Annotated[float, msgspec.Meta(ge=1, le=7 * 24 * 3600), about(
+        "Seconds in which a republished message is dropped as a duplicate: it must "
+        "outlast a relay crash between publishing and saving its checkpoint.")] = 15 * 60.0
+    consumer_ack_wait: Annotated[float, msgspec.Meta(ge=1, le=3600), about(
+        "The projectors' durable consumers: seconds a fetched message waits for its "
+        "ack before it is sent again.")] = 30.0
+    consumer_max_ack_pending: Annotated[int, msgspec.Meta(ge=1, le=1_000_000), about(
+        "How many messages the projectors' consumers may have waiting for their ack "
+        "at once.")] = 10_000
 
     # -- the table service ------------------------------------------------------
-    #: Where ``muggins serve`` listens.
-    listen_host: str = "127.0.0.1"
-    listen_port: Port = 8000
-    #: How people reach the site (share links), e.g. https://muggins.example;
-    #: None: http://listen_host:listen_port.  Behind a load balancer, its address.
-    public_url: str | None = None
-    #: "spectators": only what spectators and the lobby read (docs/service.md).
-    role: Role = "all"
-    #: Run the projectors inside ``muggins serve`` (one machine); False where
-    #: they run as their own processes (``muggins project NAME``).
-    projectors_in_process: bool = True
-    #: A bot's human-like pause before it moves.
-    bot_delay: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.8
-    #: The pause after a hand ends before the next is dealt.
-    hand_pause: Annotated[float, msgspec.Meta(ge=0, le=60)] = 2.0
-    #: Worker processes the expert bot thinks in (0: one fewer than the cores, at least one).
-    bot_workers: Annotated[int, msgspec.Meta(ge=0, le=256)] = 0
-    #: The expert's thinking time per decision, unless a table sets its own.
-    expert_budget_ms: Annotated[int, msgspec.Meta(ge=10, le=10_000)] = 200
-    #: The bot that plays a person's seat when their clock runs out or they leave.
-    takeover_bot: Literal["random", "greedy", "expert"] = "expert"
-    #: How long a disconnected player has to come back before a bot takes the seat.
-    grace_period: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 30.0
-    #: A new table's turn clock when its creator names none.
-    turn_clock_seconds: Annotated[int, msgspec.Meta(ge=1, le=600)] = 30
-    #: Tables one client address may create a minute (429 beyond).
-    tables_per_minute: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 30
-    #: WebSockets and event streams one client address may hold open at once.
-    sockets_per_address: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 64
-    #: Seconds an address gets no new socket after one was closed for abuse.
-    penalty_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 10.0
-    #: The load balancers whose X-Forwarded-For is believed: addresses or
-    #: networks (CIDR), comma-separated.  Empty: nobody's, every client is
-    #: the address it connects from (muggins.tables.client_address).
-    trusted_proxies: str = ""
-    #: trusted_proxies's old name, still read; None: not set.
+    listen_host: Annotated[str, about("Where muggins serve listens.")] = "127.0.0.1"
+    listen_port: Annotated[Port, about(
+        "The port muggins serve listens on (0: any free one).")] = 8000
+    public_url: Annotated[str | None, about(
+        "How people reach the site (share and watch links), e.g. "
+        "https://muggins.example; behind a load balancer, its address.  None: "
+        "http://listen_host:listen_port.")] = None
+    role: Annotated[Role, about(
+        "'spectators' serves only what spectators and the lobby read (no commands, "
+        "no bots, no projectors): run it beside the players' process so that a "
+        "crowd of spectators cannot slow them.")] = "all"
+    projectors_in_process: Annotated[bool, about(
+        "Run the projectors inside muggins serve (one machine); false where they run "
+        "as their own processes (muggins project NAME).")] = True
+    bot_delay: Annotated[float, msgspec.Meta(ge=0, le=10), about(
+        "Seconds a bot waits before it moves, as a person would.")] = 0.8
+    hand_pause: Annotated[float, msgspec.Meta(ge=0, le=60), about(
+        "Seconds between the end of a hand and the next deal.")] = 2.0
+    bot_workers: Annotated[int, msgspec.Meta(ge=0, le=256), about(
+        "Worker processes the expert bot thinks in (0: one fewer than the cores, "
+        "at least one).")] = 0
+    expert_budget_ms: Annotated[int, msgspec.Meta(ge=10, le=10_000), about(
+        "The expert bot's thinking time per decision, unless a table sets its "
+        "own.")] = 200
+    takeover_bot: Annotated[Literal["random", "greedy", "expert"], about(
+        "The bot that plays a person's seat when their clock runs out or they "
+        "leave.")] = "expert"
+    grace_period: Annotated[float, msgspec.Meta(ge=0, le=3600), about(
+        "Seconds a player who left has to come back before a bot takes the "
+        "seat.")] = 30.0
+    turn_clock_seconds: Annotated[int, msgspec.Meta(ge=1, le=600), about(
+        "A new table's turn clock when its creator names none.")] = 30
+    tables_per_minute: Annotated[int, msgspec.Meta(ge=1, le=1_000_000), about(
+        "Tables one client address may create a minute (429 beyond).")] = 30
+    sockets_per_address: Annotated[int, msgspec.Meta(ge=1, le=1_000_000), about(
+        "WebSockets and event streams one client address may hold open at "
+        "once.")] = 64
+    penalty_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600), about(
+        "Seconds an address gets no new socket after one of its sockets was closed "
+        "for too many refused messages.")] = 10.0
+    secret_rotations_per_minute: Annotated[int, msgspec.Meta(ge=1, le=1_000_000), about(
+        "Player secrets one client address may rotate a minute (429 beyond).")] = 10
+    trusted_proxies: Annotated[str, about(
+        "The load balancers whose X-Forwarded-For is believed: addresses or networks "
+        "(CIDR), comma-separated.  Empty: nobody's, every client is the address it "
+        "connects from.")] = ""
+    #: trusted_proxies's old name, still read (not a flag of its own); None: not set.
     forwarded_allow_ips: str | None = None
 
     # -- logs -------------------------------------------------------------------
-    log_format: LogFormat = "auto"
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Annotated[LogFormat, about(
+        "json (one object a line, every logger), console, or auto (console on a "
+        "terminal).")] = "auto"
+    log_level: Annotated[Literal["debug", "info", "warning", "error"], about(
+        "The least a log line must be to be written.")] = "info"
 
     def __post_init__(self) -> None:
         if self.migration_database_url is not None and self.database_url is None:
@@ -134,6 +163,28 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     @property
     def data_path(self) -> Path:
         return Path(self.data_dir).expanduser().resolve()
+
+    @property
+    def site_url(self) -> str:
+        """Where people reach the site, for share and watch links: public_url,
+        else where this process listens (never "every interface", which says
+        nothing of how to reach it)."""
+        if self.public_url:
+            return self.public_url
+        host = ("localhost" if self.listen_host in ("0.0.0.0", "::", "")
+                else self.listen_host)
+        return f"http://{host}:{self.listen_port}"
+
+
+def with_values(settings: Settings, values: Mapping[str, object]) -> Settings:
+    """``settings`` with ``values`` (setting name -> value or its text) on top,
+    checked as every setting is; SettingsError names a bad one."""
+    merged = {**msgspec.structs.asdict(settings), **values}
+    try:
+        # Not strict: a flag's or a variable's value is text, "3" must become 3.
+        return msgspec.convert(merged, Settings, strict=False)
+    except msgspec.ValidationError as error:
+        raise SettingsError(f"invalid setting: {error}") from None
 
 
 def networks(text: str) -> tuple[Network, ...]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import pytest
@@ -47,27 +47,31 @@ class Running:
         return self.url.replace("http", "ws", 1)
 
 
-FAST = ServiceOptions(
+#: The settings every test service has (beyond its servers): no pauses, no
+#: per-address quotas, one bot worker.  ``serve(..., name=value)`` changes one.
+FAST_SETTINGS: dict[str, Any] = dict(
     bot_delay=0.0, hand_pause=0.0, expert_budget_ms=20, bot_workers=1, grace_period=30.0,
-    commands_per_second=1000, command_burst=1000,
     tables_per_minute=10_000, sockets_per_address=10_000, penalty_seconds=0.0,
     secret_rotations_per_minute=10_000,
 )
+#: Commands as fast as a test sends them.
+FAST = ServiceOptions(commands_per_second=1000, command_burst=1000)
 
 
 @contextlib.asynccontextmanager
-async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = FAST
-                ) -> AsyncIterator[Running]:
+async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = FAST,
+                **settings: Any) -> AsyncIterator[Running]:
     """The service on the database of ``url_of_database`` (any role's URL), as a
-    deployment runs it: connected as the service's role, migrating as the owner's."""
-    settings = Settings(database_url=role_url(url_of_database, SERVICE_ROLE),
-                        migration_database_url=role_url(url_of_database, OWNER_ROLE),
-                        nats_url=nats_url, log_level="warning")
+    deployment runs it: connected as the service's role, migrating as the owner's;
+    FAST_SETTINGS with ``settings`` on top.  Yielded once it is ready."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    options = dataclasses.replace(options, base_url=url)
-    async with infrastructure(settings) as infra:
-        app = create_app(settings, options, infra)
+    the_settings = Settings(database_url=role_url(url_of_database, SERVICE_ROLE),
+                            migration_database_url=role_url(url_of_database, OWNER_ROLE),
+                            nats_url=nats_url, log_level="warning", public_url=url,
+                            **{**FAST_SETTINGS, **settings})
+    async with infrastructure(the_settings) as infra:
+        app = create_app(the_settings, options, infra)
         # proxy_headers=False as `muggins serve`: the app alone decides who the client is.
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                 lifespan="on", ws_max_size=64 * 1024, proxy_headers=False)
@@ -79,10 +83,19 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
             await asyncio.sleep(0.02)
         try:
             async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+                await _ready(http)
                 yield Running(url, http, infra, app)
         finally:
             server.should_exit = True
             await asyncio.wait_for(task, 15)
+
+
+async def _ready(http: httpx.AsyncClient, timeout: float = 30.0) -> None:
+    """Until /readyz answers 200 (the table service comes up in the background)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while (answer := await http.get("/readyz")).status_code != 200:
+        assert asyncio.get_running_loop().time() < deadline, f"not ready: {answer.text}"
+        await asyncio.sleep(0.02)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ cut off, quotas hold, and the leaderboard cannot be farmed."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import logging
 from typing import Any
@@ -17,9 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from muggins.embedded import EmbeddedNats
-from muggins.settings import networks
 from tests.service.client import SeatClient
-from tests.service.conftest import FAST, Running, serve
+from tests.service.conftest import Running, serve
 from tests.service.test_play import create, sit
 
 #: What the database holds that a refusal must not change.
@@ -247,8 +245,7 @@ async def test_a_spectator_looping_since_is_throttled_then_cut_off(service: Runn
 async def test_table_creation_beyond_the_quota_is_429(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, tables_per_minute=5)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, tables_per_minute=5) as service:
         answers = [(await service.http.post("/tables", json={})).status_code
                    for _ in range(7)]
         assert answers[:5] == [201] * 5 and answers[5:] == [429, 429]
@@ -262,15 +259,15 @@ async def test_a_forwarded_for_header_is_believed_from_trusted_proxies_only(
 ) -> None:
     """Issue #22: a client on the service's own host named itself anew in
     X-Forwarded-For on every request and was never limited."""
-    quota = dataclasses.replace(FAST, tables_per_minute=5)
     fresh = (f"203.0.113.{n}" for n in range(1, 200))
-    async with serve(database_url, nats_server.url, quota) as service:  # trusts no proxy
+    async with serve(database_url, nats_server.url,
+                     tables_per_minute=5) as service:  # trusts no proxy
         answers = [(await service.http.post("/tables", json={},
                                             headers={"X-Forwarded-For": next(fresh)})).status_code
                    for _ in range(7)]
         assert answers == [201] * 5 + [429] * 2
-    behind_haproxy = dataclasses.replace(quota, trusted_proxies=networks("127.0.0.1"))
-    async with serve(database_url, nats_server.url, behind_haproxy) as service:
+    async with serve(database_url, nats_server.url, tables_per_minute=5,
+                     trusted_proxies="127.0.0.1") as service:
         # Each forwarded address is its own client...
         answers = [(await service.http.post("/tables", json={},
                                             headers={"X-Forwarded-For": next(fresh)})).status_code
@@ -291,8 +288,7 @@ async def test_a_forwarded_for_header_is_believed_from_trusted_proxies_only(
 async def test_sockets_per_address_are_limited(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, sockets_per_address=3)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, sockets_per_address=3) as service:
         table = await create(service, bots=[{"seat": 0}, {"seat": 1}])
         url = f"{service.ws_url}/tables/{table['table_id']}/watch"
         held = [await websockets.connect(url) for _ in range(3)]
@@ -357,8 +353,7 @@ async def test_the_share_links_point_at_what_answers(service: Running) -> None:
 async def test_an_address_closed_for_abuse_waits_before_it_connects_again(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, penalty_seconds=3.0)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, penalty_seconds=3.0) as service:
         table = await create(service, bots=[{"seat": 0}, {"seat": 1}])
         url = f"{service.ws_url}/tables/{table['table_id']}/watch"
         async with websockets.connect(url) as flooder:

@@ -6,12 +6,11 @@ client address like table creation."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import uuid
 from typing import Any
 
 from muggins.embedded import EmbeddedNats
-from tests.service.conftest import FAST, Running, serve
+from tests.service.conftest import Running, serve
 from tests.service.test_play import create, sit
 
 
@@ -108,8 +107,8 @@ async def test_rotations_are_limited_per_address(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
     limit = 3
-    options = dataclasses.replace(FAST, secret_rotations_per_minute=limit)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url,
+                     secret_rotations_per_minute=limit) as service:
         identity = await an_identity(service)
         answers = []
         for number in range(limit + 2):

@@ -4,7 +4,6 @@ bots taking over, two processes on one table, hidden information, bad input."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from typing import Any
 
@@ -14,8 +13,9 @@ import websockets
 from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.rules.tiles import tile_set
+from muggins.tables.runtime import ServiceOptions
 from tests.service.client import SeatClient, assert_nothing_hidden
-from tests.service.conftest import FAST, Running, serve
+from tests.service.conftest import Running, serve
 from tests.service.test_play import create, sit, verify_store
 
 
@@ -144,8 +144,7 @@ async def seat_is_bot(service: Running, table_id: str, seat: int, wanted: bool,
 async def test_a_bot_takes_over_after_the_grace_period_and_the_player_reclaims(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, grace_period=0.2)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, grace_period=0.2) as service:
         table = await create(service, bots=[{"seat": 1}])
         table_id = table["table_id"]
         granted = await sit(service, table_id, 0, "Ana")
@@ -373,8 +372,8 @@ async def test_a_spectator_sees_the_game_but_no_hidden_tile_or_seed(service: Run
 async def test_commands_beyond_the_rate_limit_are_refused(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, commands_per_second=1, command_burst=3)
-    async with serve(database_url, nats_server.url, options) as service:
+    slow = ServiceOptions(commands_per_second=1, command_burst=3)
+    async with serve(database_url, nats_server.url, options=slow) as service:
         _, player = await human_vs_bot(service)
         for _ in range(6):
             await player.send({"type": "muggins", "known_version": player.version})

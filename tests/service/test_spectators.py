@@ -4,7 +4,6 @@ last version seen, nothing hidden before the hand ends, and hundreds at once."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +16,7 @@ from muggins.eventstore.store import EventStore, create_pool
 from muggins.rules.events import event_encoder, visible_to
 from muggins.tables import feeds as spectators_module
 from tests.service.client import SeatClient, assert_nothing_hidden
-from tests.service.conftest import FAST, Running, serve
+from tests.service.conftest import Running, serve
 from tests.service.test_play import create, sit
 from tests.service.test_service import human_vs_bot, watch
 
@@ -207,9 +206,8 @@ async def test_two_hundred_spectators_all_see_the_whole_game(
 async def test_a_spectators_only_service_follows_games_played_through_another(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    watching = dataclasses.replace(FAST, role="spectators")
     async with serve(database_url, nats_server.url) as players, \
-            serve(database_url, nats_server.url, watching) as spectators:
+            serve(database_url, nats_server.url, role="spectators") as spectators:
         refused = await spectators.http.post("/tables", json={"seats": 2})
         assert refused.status_code in (404, 405)  # no commands on the read side
         table_id, player = await human_vs_bot(players)
@@ -238,9 +236,8 @@ async def test_a_player_who_connects_later_learns_the_count_of_other_processes(
     database_url: str, nats_server: EmbeddedNats, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(spectators_module, "COUNT_EVERY", 0.2)
-    watching = dataclasses.replace(FAST, role="spectators")
     async with serve(database_url, nats_server.url) as players, \
-            serve(database_url, nats_server.url, watching) as spectators:
+            serve(database_url, nats_server.url, role="spectators") as spectators:
         table = await create(players, bots=[{"seat": 1}])
         granted = await sit(players, table["table_id"], 0, "Ana")
         spectator = await watch(spectators, table["table_id"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import time
 from typing import Any
 
@@ -16,7 +15,7 @@ from muggins.eventstore.store import EventStore
 from muggins.streams import game_stream, table_stream
 from muggins.table_events import BotTookOver, PlayerReturned, fold_table, table_event_decoder
 from tests.service.client import SeatClient
-from tests.service.conftest import FAST, Running, serve
+from tests.service.conftest import Running, serve
 from tests.service.test_play import create, sit, verify_store
 from tests.service.test_service import seat_is_bot
 
@@ -38,8 +37,7 @@ async def game_over(service: Running, table_id: str, within: float = 60) -> None
 async def test_the_seating_history_rebuilt_from_the_stream_is_what_the_api_says(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, grace_period=0.2)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, grace_period=0.2) as service:
         table = await create(service, seats=4, partnerships=True,
                              bots=[{"seat": 1}, {"seat": 3, "level": "random"}])
         table_id = table["table_id"]
@@ -107,8 +105,7 @@ async def test_the_clock_cannot_be_dodged(database_url: str, nats_server: Embedd
     back the player sends rubbish and stays, idle.  Only a valid move or
     "I'm back" takes the seat back, and the clock re-arms then; a clock that
     runs out twice on one turn leaves the bot the seat to the end of the hand."""
-    options = dataclasses.replace(FAST, bot_delay=0.3, hand_pause=0.2)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, bot_delay=0.3, hand_pause=0.2) as service:
         table = await create(service, bots=[{"seat": 1}], turn_clock_seconds=1, **SHORT)
         table_id = table["table_id"]
         granted = await sit(service, table_id, 0, "Idle")
@@ -142,8 +139,7 @@ async def test_the_clock_cannot_be_dodged(database_url: str, nats_server: Embedd
 async def test_twice_out_of_time_on_one_turn_the_bot_keeps_the_hand(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    options = dataclasses.replace(FAST, bot_delay=1.0)
-    async with serve(database_url, nats_server.url, options) as service:
+    async with serve(database_url, nats_server.url, bot_delay=1.0) as service:
         await _twice_out_of_time(service)
 
 

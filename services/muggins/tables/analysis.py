@@ -84,7 +84,7 @@ class Analyses:
         except Exception as failure:
             count("analysis", "failed")
             log.error("a hand could not be analysed", table=table_id, game=game, hand=hand,
-                      error=repr(failure))
+                      error=repr(failure), exc_info=failure)
             raise AnalysisUnavailable("the hand cannot be analysed just now") from None
         await self.pool.execute(QUERIES["keep_analysis"], *key, result)
         return result

@@ -2,27 +2,29 @@
 
 ``create_app(settings, options)`` wires everything through muggins.bootstrap
 (the infrastructure) and muggins.tables.service (the table service's
-objects), STYLE.md 7; nothing happens at import time.
+objects), STYLE.md 7; nothing happens at import time.  The lifespan only
+starts them in the background (muggins.tables.startup): the app answers
+``/healthz`` and ``/readyz`` from the first second, and 503 ``starting``
+elsewhere until they are up.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import structlog
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
-from litestar.exceptions import HTTPException
+from litestar.exceptions import HTTPException, WebSocketDisconnect
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_503_SERVICE_UNAVAILABLE
-from litestar.types import ControllerRouterHandler
+from litestar.types import ControllerRouterHandler, Scope
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from muggins.bootstrap import Infrastructure, infrastructure
+from muggins.bootstrap import Infrastructure
 from muggins.client.pages import client_routes
 from muggins.settings import Settings
 from muggins.streams import NoSuchHand, NoSuchTable
@@ -35,21 +37,40 @@ from muggins.tables.metrics import refresh as metrics_from_database
 from muggins.tables.play_socket import play_socket
 from muggins.tables.protocol import Health
 from muggins.tables.runtime import ServiceOptions
-from muggins.tables.service import table_service
+from muggins.tables.startup import Startup, starting_guard
 from muggins.tables.watch import table_events, watch_socket
 
 MAX_BODY_BYTES = 64 * 1024
 log = structlog.get_logger(__name__)
 
 
-@get("/healthz", summary="The process is alive")
-async def healthz() -> Health:
-    return Health("ok")
+def startup_of(request: Request) -> Startup:  # type: ignore[type-arg]
+    return request.app.state.startup  # type: ignore[no-any-return]
 
 
-@get("/readyz", summary="PostgreSQL and NATS are reachable")
+@get("/healthz", summary="The process is alive",
+     description="200 while it lives, starting or not; 503 once a failure no waiting "
+                 "mends stopped it (``failed`` says which).")
+async def healthz(request: Request) -> Response[Health]:  # type: ignore[type-arg]
+    failure = startup_of(request).failure
+    if failure is not None:
+        return Response(Health("failed", failed=failure),
+                        status_code=HTTP_503_SERVICE_UNAVAILABLE)
+    return Response(Health("ok"))
+
+
+@get("/readyz", summary="PostgreSQL and NATS are reachable",
+     description="503 while the service starts (``waiting_for`` says what for) or when "
+                 "PostgreSQL or NATS does not answer (their fields say which).")
 async def readyz(request: Request) -> Response[Health]:  # type: ignore[type-arg]
-    infra = http.runtime_of(request).infra
+    startup = startup_of(request)
+    if startup.failure is not None:
+        return Response(Health("failed", failed=startup.failure),
+                        status_code=HTTP_503_SERVICE_UNAVAILABLE)
+    if startup.runtime is None:
+        return Response(Health("not ready", waiting_for=startup.waiting_for),
+                        status_code=HTTP_503_SERVICE_UNAVAILABLE)
+    infra = startup.runtime.infra
     postgres = "ok"
     try:
         async with asyncio.timeout(2):
@@ -66,30 +87,51 @@ async def readyz(request: Request) -> Response[Health]:  # type: ignore[type-arg
 
 @get("/metrics", summary="Prometheus metrics", media_type="text/plain; version=0.0.4")
 async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg]
+    runtime = startup_of(request).runtime
+    if runtime is None:  # starting: the process's own counters (retries) only
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
     try:
         async with asyncio.timeout(2):
-            await metrics_from_database(http.runtime_of(request))
-    except Exception as error:  # the gauges keep their last values; the rest still counts
+            await metrics_from_database(runtime)
+    except TRANSIENT as error:  # the gauges keep their last values; the rest still counts
         log.info("metrics could not read the database", error=repr(error))
+    except Exception as error:  # a bug: loud, but the counters are still served
+        log.error("metrics could not be read", error=repr(error), exc_info=error)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+async def log_bug(error: BaseException, scope: Scope) -> None:
+    """Every exception a request or a socket ends with that is neither a
+    refusal (4xx) nor an outage (503): a bug, logged with its traceback and
+    answered 500 (litestar's own logging is off: logs go through
+    muggins.logs), so that none passes silently."""
+    if isinstance(error, HTTPException) and error.status_code < 500:
+        return
+    if isinstance(error, (*TRANSIENT, RecursionError, WebSocketDisconnect)):
+        return
+    log.error("a request failed with an error that is not an outage", path=scope.get("path"),
+              error=repr(error), exc_info=error)
 
 
 def create_app(
     settings: Settings,
     options: ServiceOptions | None = None,
     infra: Infrastructure | None = None,
+    *,
+    on_failure: Callable[[BaseException], None] | None = None,
 ) -> Litestar:
-    """The table service: ``infra`` if given (tests), else started from ``settings``."""
-    service_options = options or ServiceOptions.from_settings(settings)
+    """The table service: on ``infra`` if given (tests; its settings), else on
+    what ``settings`` names, waited for.  ``on_failure`` hears of a failure
+    no waiting mends (``muggins serve`` stops then)."""
+    startup = Startup(settings, options or ServiceOptions(), infra, on_failure)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        async with contextlib.AsyncExitStack() as stack:
-            ready = infra if infra is not None else await stack.enter_async_context(
-                infrastructure(settings))
-            app.state.runtime = await stack.enter_async_context(
-                table_service(ready, service_options))
+        startup.start(app)
+        try:
             yield
+        finally:
+            await startup.stop()
 
     def too_deep(request: Request, error: RecursionError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
         return Response({"status_code": 400, "detail": "the request body is nested too deeply"},
@@ -128,11 +170,11 @@ def create_app(
 
     # Per address (as muggins.tables.client_address names it) and per process;
     # each quota counts in a store of its own.
-    table_quota = RateLimitConfig(rate_limit=("minute", service_options.tables_per_minute),
+    table_quota = RateLimitConfig(rate_limit=("minute", settings.tables_per_minute),
                                   check_throttle_handler=creates_a_table,
                                   identifier_for_request=client_address)
     rotation_quota = RateLimitConfig(
-        rate_limit=("minute", service_options.secret_rotations_per_minute),
+        rate_limit=("minute", settings.secret_rotations_per_minute),
         check_throttle_handler=rotates_a_secret, identifier_for_request=client_address,
         store="secret_rotations")
 
@@ -143,14 +185,16 @@ def create_app(
     players: list[ControllerRouterHandler] = [http.create_table, http.take_seat,
                                               http.rotate_secret, play_socket]
     return Litestar(
-        route_handlers=readers + (players if service_options.role == "all" else [])
+        route_handlers=readers + (players if settings.role == "all" else [])
         + client_routes(),
+        after_exception=[log_bug],
         exception_handlers={RecursionError: too_deep, HTTPException: refused,
                             NoSuchTable: no_such_table, NoSuchHand: no_such_hand,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
-        middleware=[correlation_middleware, table_quota.middleware, rotation_quota.middleware],
-        state=State({TRUSTED_PROXIES: service_options.trusted_proxies}),
+        state=State({"startup": startup, TRUSTED_PROXIES: settings.trusted_proxy_networks}),
+        middleware=[starting_guard(startup), correlation_middleware, table_quota.middleware,
+                    rotation_quota.middleware],
         request_max_body_size=MAX_BODY_BYTES,
         # Logs go through muggins.logs (JSON lines), not a configuration of its own.
         logging_config=None,

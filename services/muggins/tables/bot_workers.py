@@ -171,7 +171,7 @@ class BotWorkers:
         except Exception as error:
             # Whatever went wrong, the table must not wait on it for ever.
             log.error("the expert could not move; the greedy bot moves instead",
-                      error=repr(error))
+                      error=repr(error), exc_info=error)
             return decide("greedy", state, events, seed)
         finally:
             self.waiting -= 1

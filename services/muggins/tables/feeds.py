@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from muggins.bus.connection import Bus
+from muggins.bus.jetstream import BUS_TRANSIENT
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.streams import spectators_subject
 from muggins.tables.follower import Followers, GameFollower, start_once
@@ -108,6 +109,8 @@ class TableFeed:
         self.events: list[FeedMessage] = []
         self.view: FeedMessage | None = None
         self.spectators: set[Spectator] = set()
+        #: Its follower ended by a bug: nobody joins it any more.
+        self.failed = False
 
     @property
     def following(self) -> GameFollower:
@@ -211,6 +214,14 @@ class TableFeed:
     async def on_chat(self, follower: GameFollower, line: ChatLine) -> None:
         self._broadcast(_message(line, self.game, self.version))
 
+    async def on_failed(self, follower: GameFollower) -> None:
+        """The follower ended by a bug (logged): every spectator is cut off
+        (and reconnects), and the next one starts a new feed."""
+        self.failed = True
+        for spectator in list(self.spectators):
+            spectator.offer(None)
+        self.spectators.clear()
+
     def _add_event(self, version: int, event: Event, actor: str,
                    parts: list[int] | None) -> FeedMessage:
         public = visible_to(event, "public")
@@ -248,8 +259,10 @@ class SpectatorFeeds:
     async def feed(self, table_id: str) -> TableFeed:
         """The table's feed, started if nobody watched it yet (TableNotFound if no table)."""
         feed = self._feeds.get(table_id)
-        if feed is not None:
+        if feed is not None and not feed.failed:
             return feed
+        if feed is not None:  # its follower failed; it left it already
+            del self._feeds[table_id]
         return await start_once(self._starting, table_id, self._start)
 
     async def _start(self, table_id: str) -> TableFeed:
@@ -265,32 +278,40 @@ class SpectatorFeeds:
         return feed
 
     async def _repeat_counts(self) -> None:
+        """Every COUNT_EVERY seconds, each feed's count again (for players
+        who connected since)."""
         while True:
             await asyncio.sleep(COUNT_EVERY)
             for feed in list(self._feeds.values()):
-                with contextlib.suppress(Exception):  # the bus may be away: next time
-                    await self._tell_players(feed)
+                await self._tell_players(feed)
 
     async def join(self, table_id: str, since: int | None = None, game: int | None = None,
                    *, chat: bool = True) -> tuple[TableFeed, Spectator]:
         """A new spectator of the table (see TableFeed.join); the players are told."""
         feed = await self.feed(table_id)
         spectator = feed.join(since, game, chat=chat)
-        with contextlib.suppress(Exception):  # the bus may be away; the count is a courtesy
-            await self._tell_players(feed)
+        await self._tell_players(feed)
         return feed, spectator
 
     async def leave(self, feed: TableFeed, spectator: Spectator) -> None:
         feed.leave(spectator)
-        with contextlib.suppress(Exception):  # the bus may be away; the count is a courtesy
-            await self._tell_players(feed)
+        await self._tell_players(feed)
         if not feed.spectators and self._feeds.get(feed.table_id) is feed:
             del self._feeds[feed.table_id]
             await feed.close()
 
     async def _tell_players(self, feed: TableFeed) -> None:
-        await self.bus.publish(spectators_subject(feed.table_id), encode(
-            SpectatorCount(self.process, len(feed.spectators))))
+        """The table's players hear how many watch through this process: a
+        courtesy, so the bus away skips it (the next count says the same);
+        a bug is logged with its traceback, and the spectators go on."""
+        try:
+            await self.bus.publish(spectators_subject(feed.table_id), encode(
+                SpectatorCount(self.process, len(feed.spectators))))
+        except BUS_TRANSIENT:
+            pass
+        except Exception as error:
+            log.error("a spectator count could not be sent", table=feed.table_id,
+                      error=repr(error), exc_info=error)
 
     async def close(self) -> None:
         if self._repeating is not None:

@@ -17,6 +17,12 @@ new game, the follower moves to it by itself.
 readers, and runs it while anyone reads.  A reader joins under the
 follower's lock, so it starts from a state no event is missing from and
 none is told twice.  Readers must not block: they queue what they send.
+
+The store or the bus away is waited out (muggins.retry, "follower").  A
+bug (an event that will not fold, say) ends that table's follower: it is
+logged with its traceback, each reader is told (``on_failed``: a seat's
+socket is closed, to reconnect), and the next reader starts a new follower
+from the store, so one table's bug neither spins nor stops the others.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol, TypeVar
@@ -32,8 +39,10 @@ import structlog
 from nats.aio.msg import Msg
 
 from muggins.bus.connection import Bus, BusSubscription
-from muggins.bus.jetstream import BusMessage, bus_message_decoder
-from muggins.eventstore.store import EventStore, RecordedEvent
+from muggins.bus.jetstream import BusMessage, bus_message_decoder, outage
+from muggins.eventstore.store import TRANSIENT, EventStore, RecordedEvent
+from muggins.logs import log_context
+from muggins.retry import Backoff, Retry
 from muggins.rules.events import Event, TilePlayed
 from muggins.rules.game import evolve
 from muggins.rules.state import GameState
@@ -52,6 +61,8 @@ Started = TypeVar("Started")
 
 #: Seconds to wait for a version the bus seems to have skipped before asking the store.
 GAP_WAIT = 0.2
+#: Pauses after a follower failed for a moment (the store or the bus away).
+FOLLOWER_BACKOFF = Backoff(first=0.25, cap=5.0)
 
 
 class Reader(Protocol):
@@ -68,6 +79,8 @@ class Reader(Protocol):
 
     async def on_chat(self, follower: GameFollower, line: ChatLine) -> None:
         """A line said at the table (in the chat stream's order)."""
+    async def on_failed(self, follower: GameFollower) -> None:
+        """The follower stopped (a bug, logged): nothing more will be told."""
 
 
 class GameFollower:
@@ -212,7 +225,7 @@ class GameFollower:
         try:
             stored = await self.store.read_stream(game_stream(self.table_id, self.game),
                                                   self.version)
-        except Exception as error:  # the store may be away: the idle checks read it later
+        except TRANSIENT as error:  # the store away: the idle checks read it later
             log.warning("could not read a game from the store", table=self.table_id,
                         game=self.game, error=repr(error))
             self._seen = max(self._seen, self.version + 1)  # look again soon
@@ -256,7 +269,7 @@ class GameFollower:
                 for recorded in await self.store.read_stream(table_stream(self.table_id),
                                                              self.table.version):
                     self._table_pending.setdefault(recorded.stream_version, recorded)
-            except Exception as error:  # the store may be away: the next check tries again
+            except TRANSIENT as error:  # the store away: the next check tries again
                 log.warning("could not read the store to fill a gap", table=self.table_id,
                             error=repr(error))
                 return
@@ -276,7 +289,7 @@ class GameFollower:
                 self.chat_version = after
             for recorded in await self.store.read_stream(stream, after):
                 self._chat_pending.setdefault(recorded.stream_version, recorded)
-        except Exception as error:  # the chat is a courtesy: the next check tries again
+        except TRANSIENT as error:  # the store away: the next check tries again
             log.warning("could not read the chat from the store", table=self.table_id,
                         error=repr(error))
 
@@ -338,7 +351,7 @@ class GameFollower:
             await told
         except Exception as error:
             log.error("a reader failed to take a change; it is dropped", table=self.table_id,
-                      error=repr(error))
+                      error=repr(error), exc_info=error)
             self.readers.discard(reader)
 
     def _fold_table(self) -> bool:
@@ -430,9 +443,40 @@ class Followers:
         except BaseException:
             await follower.close()
             raise
-        task = asyncio.create_task(_keep_running(follower), name=f"follower-{table_id}")
+        task = asyncio.create_task(self._keep_running(follower), name=f"follower-{table_id}")
         self._followers[table_id] = (follower, task)
         return follower
+
+    async def _keep_running(self, follower: GameFollower) -> None:
+        """Run ``follower`` through outages; a bug ends it (see the module's doc)."""
+        retry = Retry("follower", outage, backoff=FOLLOWER_BACKOFF,
+                      message="a follower could not go on; retrying")
+        with log_context(table=follower.table_id):
+            while True:
+                started = time.monotonic()
+                try:
+                    await follower.run()
+                except Exception as error:
+                    if time.monotonic() - started > FOLLOWER_BACKOFF.cap:
+                        retry.succeeded()  # it ran well since the last failure
+                    if outage(error):
+                        await retry.failed(error)
+                        continue
+                    retry.bug(error)
+                    await self._failed(follower)
+                    return
+
+    async def _failed(self, follower: GameFollower) -> None:
+        """A follower ended by a bug: it is forgotten (the next reader starts
+        a new one) and each of its readers is told."""
+        entry = self._followers.get(follower.table_id)
+        if entry is not None and entry[0] is follower:
+            del self._followers[follower.table_id]
+        async with follower.lock:
+            readers, follower.readers = list(follower.readers), set()
+            for reader in readers:
+                await follower._tell(reader, reader.on_failed(follower))
+        await follower.close()
 
     async def close(self) -> None:
         for follower, task in list(self._followers.values()):
@@ -453,16 +497,6 @@ async def start_once(starting: dict[str, asyncio.Task[Started]], key: str,
     finally:
         if task.done():
             starting.pop(key, None)
-
-
-async def _keep_running(follower: GameFollower) -> None:
-    while True:
-        try:
-            await follower.run()
-        except Exception as error:  # one bad moment must not stop the table's readers
-            log.error("a follower failed; it goes on", table=follower.table_id,
-                      error=repr(error))
-            await asyncio.sleep(1.0)
 
 
 async def _stop(follower: GameFollower, task: asyncio.Task[None]) -> None:

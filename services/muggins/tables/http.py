@@ -109,7 +109,7 @@ async def create_table(
     runtime = runtime_of(request)
     data = await strictly(request, CreateTable)
     try:
-        table = await runtime.seating.open_table(data, runtime.options.turn_clock_seconds)
+        table = await runtime.seating.open_table(data, runtime.settings.turn_clock_seconds)
     except Refusal as error:
         raise refused(error) from None
     await runtime.commands.begin(table)

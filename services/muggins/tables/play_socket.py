@@ -53,6 +53,9 @@ from muggins.views import GameView, game_view
 
 log = structlog.get_logger(__name__)
 
+#: How a seat's socket ends when its table's follower failed.
+FOLLOWER_FAILED = "the table cannot be followed just now: reconnect"
+
 HELLO_TIMEOUT = 10.0
 
 
@@ -195,6 +198,12 @@ class SeatHandler:
     async def on_chat(self, follower: GameFollower, line: ChatLine) -> None:
         self._post(line)
 
+    async def on_failed(self, follower: GameFollower) -> None:
+        """The table's follower ended by a bug (logged): the page reconnects
+        and gets a new one, from the store."""
+        assert self.session is not None
+        self.session.close_after_sent(FOLLOWER_FAILED, "unavailable")
+
     def _view_key(self) -> tuple[int, int, int, int]:
         follower = self.following
         table = follower.table
@@ -274,7 +283,7 @@ class SeatHandler:
         except (IllegalMove, Refusal) as refused:
             await session.fail(refused.code, str(refused))
         except Exception as error:  # the expert failed: say so, the table goes on
-            log.error("a hint could not be thought out", error=repr(error))
+            log.error("a hint could not be thought out", error=repr(error), exc_info=error)
             await session.fail("hint-unavailable", "no hint can be given just now")
 
 

@@ -274,10 +274,16 @@ class SeatingEntry(msgspec.Struct, frozen=True):
     event: dict[str, object]
 
 
-class Health(msgspec.Struct, frozen=True):
+class Health(msgspec.Struct, frozen=True, omit_defaults=True):
+    """/healthz and /readyz: ``status`` is ok, ready, not ready or failed."""
+
     status: str
     postgres: str = "unknown"
     nats: str = "unknown"
+    #: While the service starts: what it waits for ("NATS at ...: ...").
+    waiting_for: str | None = None
+    #: What stopped the service for good (a failure no waiting mends).
+    failed: str | None = None
 
 
 class LobbyTable(msgspec.Struct, frozen=True):

@@ -16,8 +16,16 @@ player sends, and lets go.  So:
 
 The process that made an append also sets a local timer for steps due
 within a few seconds, so that bots answer at once instead of at the next
-poll; the row is still what counts.  Every loop here retries what fails
-(PostgreSQL away, a timeout) with a pause, and logs it: none can die.
+poll; the row is still what counts.
+
+What fails: the database away (or a timeout) is waited out by every loop
+here, with a growing pause (muggins.retry).  A bug is loud, in two ways.
+A table's step that fails with one is logged with its traceback and the
+table is held back for BUG_HOLD before it is tried again, while every
+other table goes on (per-item work).  A bug in one of the loops
+themselves (the poll's, the absence sweep's or the life renewal's query)
+ends the scheduler: its process reports it (muggins.background) rather
+than spin on it.
 """
 
 from __future__ import annotations
@@ -36,10 +44,10 @@ import structlog
 from prometheus_client import Counter
 
 from muggins.bots import BotLevel
+from muggins.retry import Backoff, Retry
 from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.errors import IllegalMove
 from muggins.sql import load_queries
-from muggins.stopping import pause_unless_stopped
 from muggins.tables.bot_workers import BotWorkers
 from muggins.tables.commands import Commands, Game
 from muggins.tables.errors import TRANSIENT
@@ -59,8 +67,12 @@ FAILURES = Counter("muggins_scheduler_failures_total",
 QUICK_HORIZON = 5.0
 #: Steps one claim may carry out before it lets go (others get their turn).
 STEPS_PER_CLAIM = 8
-#: The longest pause between retries of a failing loop.
-MAX_BACKOFF = 5.0
+#: The pauses between retries of a failing loop or table step: they double
+#: from the first up to the cap.
+BACKOFF = Backoff(first=0.25, cap=5.0)
+#: Seconds a table whose step failed with a bug (not an outage) waits
+#: before it is tried again: long enough not to fill the log.
+BUG_HOLD = 60.0
 
 
 class Scheduler:
@@ -153,21 +165,27 @@ class Scheduler:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Poll for due tables, sweep for absent players and renew this
-        process's life until ``stop``; every failure is logged and retried."""
+        process's life until ``stop``.  The database away is waited out; a
+        bug in one of these loops ends the scheduler (raised here)."""
         loops = [
             asyncio.create_task(self._forever(stop, "poll", self._poll, self.poll_interval)),
             asyncio.create_task(self._forever(stop, "absent", self._sweep_absent, 1.0)),
             asyncio.create_task(self._forever(stop, "renew", self.presence.renew,
                                               LIFE_SECONDS / 3)),
         ]
+        stopped = asyncio.ensure_future(stop.wait())
         try:
-            await stop.wait()
+            done, _ = await asyncio.wait([stopped, *loops], return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                if task is not stopped:
+                    task.result()  # a loop ends only by a bug: raised here
         finally:
             self._closing = True
+            stopped.cancel()
             for task in loops:
                 task.cancel()
             for task in loops:
-                with contextlib.suppress(asyncio.CancelledError):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
             for task in list(self._tasks):
                 task.cancel()
@@ -177,19 +195,17 @@ class Scheduler:
 
     async def _forever(self, stop: asyncio.Event, name: str,
                        work: Callable[[], Coroutine[Any, Any, None]], every: float) -> None:
-        failures = 0
+        retry = Retry(f"scheduler-{name}", TRANSIENT, backoff=BACKOFF, stop=stop,
+                      message="scheduler loop failed; retrying")
         while not stop.is_set():
             try:
                 await work()
-                failures = 0
-                pause = every
-            except Exception as error:  # never die: say so, wait, try again
-                failures += 1
+            except Exception as error:
                 FAILURES.labels(name).inc()
-                pause = min(MAX_BACKOFF, every * 2**failures)
-                log.warning("scheduler loop failed; retrying", loop=name, error=repr(error),
-                            retry_in=round(pause, 2))
-            await pause_unless_stopped(stop, pause * random.uniform(0.8, 1.2))
+                await retry.failed(error)  # raises a bug
+                continue
+            retry.succeeded()
+            await retry.pause(every * random.uniform(0.8, 1.2))
 
     async def _poll(self) -> None:
         room = min(self.batch, self.concurrency - len(self._running))
@@ -207,10 +223,14 @@ class Scheduler:
             try:
                 await self._take_over_absent(table_id, seat)
                 await self.presence.forget_absence(table_id, seat)
-            except Exception as error:  # this seat next time; the others now
+            except Exception as error:  # this seat next sweep; the others now
                 FAILURES.labels("absent").inc()
-                log.warning("could not hand an absent player's seat to a bot",
-                            table=table_id, seat=seat, error=repr(error))
+                if isinstance(error, TRANSIENT):
+                    log.warning("could not hand an absent player's seat to a bot",
+                                table=table_id, seat=seat, error=repr(error))
+                else:  # a bug: loud, but the other seats still get their bot
+                    log.error("handing an absent player's seat to a bot failed",
+                              table=table_id, seat=seat, error=repr(error), exc_info=error)
 
     async def _take_over_absent(self, table_id: str, seat: int) -> None:
         table = await self.seating.table(table_id, fresh=True)
@@ -230,30 +250,39 @@ class Scheduler:
         async with self._slots:
             self._running[key] = None
             failed = False
+            hold: float | None = None
             try:
                 failed = not await self._advance(key)
-            except Exception as error:  # the row stays due: tried again after a pause
+            except TRANSIENT as error:  # the row stays due: tried again after a pause
                 failed = True
                 FAILURES.labels("step").inc()
                 log.warning("a table's step failed; it will be retried", table=key,
                             error=repr(error))
+            except Exception as error:  # a bug: loud, and the table waits BUG_HOLD
+                failed, hold = True, BUG_HOLD
+                FAILURES.labels("step").inc()
+                log.error("a table's step failed with an error that is not an outage; "
+                          f"it is tried again in {BUG_HOLD:.0f} s", table=key,
+                          error=repr(error), exc_info=error)
             finally:
                 again = self._running.pop(key, None)
                 if failed:
-                    await self._hold(key)
+                    await self._hold(key, hold)
                 else:
                     self._failures.pop(key, None)
                     await self._release(key)
                     if again is not None:
                         self.soon(key, again)
 
-    async def _hold(self, key: str) -> None:
-        """Keep a table whose step failed for a while, longer each time in a
-        row, so that a step that cannot succeed does not spin."""
+    async def _hold(self, key: str, pause: float | None = None) -> None:
+        """Keep a table whose step failed for a while (``pause``, else
+        longer each time in a row), so that a step that cannot succeed does
+        not spin."""
         failures = self._failures[key] = self._failures.get(key, 0) + 1
         while len(self._failures) > 10_000:
             del self._failures[next(iter(self._failures))]
-        pause = min(MAX_BACKOFF, 0.25 * 2**failures)
+        if pause is None:
+            pause = BACKOFF.ceiling(failures + 1)
         try:
             await self.pool.execute(QUERIES["hold_due"], key, self.process_id, pause)
         except TRANSIENT as error:  # the lease runs out by itself

@@ -32,51 +32,56 @@ from muggins.tables.hints import Hints
 from muggins.tables.limits import SocketsPerAddress
 from muggins.tables.metrics import BroadcastClock
 from muggins.tables.presence import Presence
-from muggins.tables.runtime import Runtime, ServiceOptions
+from muggins.tables.runtime import Runtime, ServiceOptions, timings
 from muggins.tables.scheduler import Scheduler
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
 
 
 @asynccontextmanager
-async def table_service(infra: Infrastructure, options: ServiceOptions) -> AsyncIterator[Runtime]:
-    """The table service on ``infra``: its objects built, its background tasks
-    (scheduler, projectors) running until the block ends."""
+async def table_service(infra: Infrastructure, options: ServiceOptions | None = None
+                        ) -> AsyncIterator[Runtime]:
+    """The table service on ``infra`` (its settings, and ``options``): its
+    objects built, its background tasks (scheduler, projectors) running
+    until the block ends, each in ``infra.tasks`` (a bug that ends one is
+    reported there)."""
+    options = options or ServiceOptions()
+    settings = infra.settings
     process_id = uuid.uuid4().hex
-    players = options.role == "all"
+    players = settings.role == "all"
     wakeups = Wakeups()
     seating = Seating(infra.pool, infra.store, wakeups)
     broadcast_clock = BroadcastClock()
-    commands = Commands(infra.store, seating, options.timings, broadcast_clock, wakeups)
+    commands = Commands(infra.store, seating, timings(settings), broadcast_clock, wakeups)
     presence = Presence(infra.pool, process_id)
     followers = Followers(infra.bus, infra.store, broadcast_clock)
     feeds = SpectatorFeeds(infra.bus, followers)
-    bots = BotWorkers(options.bot_workers or max(1, (os.cpu_count() or 2) - 1),
-                      options.expert_budget_ms)
+    bots = BotWorkers(settings.bot_workers or max(1, (os.cpu_count() or 2) - 1),
+                      settings.expert_budget_ms)
     admission = Admission()
-    thinker = SpareTimeWorker(options.expert_budget_ms)
+    thinker = SpareTimeWorker(settings.expert_budget_ms)
     scheduler = Scheduler(
-        infra.pool, seating, commands, presence, options.timings, wakeups=wakeups,
-        process_id=process_id, new_seed=options.new_seed, grace_period=options.grace_period,
-        bots=bots, takeover_bot=options.takeover_bot, poll_interval=options.poll_interval,
+        infra.pool, seating, commands, presence, timings(settings), wakeups=wakeups,
+        process_id=process_id, new_seed=options.new_seed, grace_period=settings.grace_period,
+        bots=bots, takeover_bot=settings.takeover_bot, poll_interval=options.poll_interval,
     ) if players else None
     projectors = (
-        [ProjectorRunner(infra.pool, infra.store, make(), consumer=consumer_config(infra.settings),
-                         stream=infra.settings.stream_name)
+        [ProjectorRunner(infra.pool, infra.store, make(), consumer=consumer_config(settings),
+                         stream=settings.stream_name)
          for make in PROJECTIONS.values()]
-        if options.projectors and players else []
+        if settings.projectors_in_process and players else []
     )
     runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, bots,
                       TableChat(infra.store, admission),
-                      SocketsPerAddress(options.sockets_per_address, options.penalty_seconds),
+                      SocketsPerAddress(settings.sockets_per_address, settings.penalty_seconds),
                       admission, Hints(infra.pool, admission, thinker),
                       Analyses(infra.pool, admission, thinker), scheduler, projectors)
     stop = asyncio.Event()
-    tasks = [asyncio.create_task(runner.follow(stop, lambda: infra.bus.js),
-                                 name=f"projector-{runner.name}")
+    tasks = [infra.tasks.start(f"projector-{runner.name}",
+                               runner.follow(stop, lambda: infra.bus.js))
              for runner in projectors]
     if scheduler is not None:
-        tasks.append(asyncio.create_task(scheduler.run(stop), name="scheduler"))
+        tasks.append(infra.tasks.start("scheduler", scheduler.run(stop)))
     try:
         yield runtime
     finally:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import msgspec
@@ -56,9 +57,21 @@ PINGS_PER_SECOND = 1.0
 #: one at a time, so that a loop of "since 0" cannot make the socket an amplifier.
 SINCE_BURST = 3
 SINCE_PER_SECOND = 1.0
-#: Close codes: going away (shutdown), try again later (overloaded, too slow).
+#: Close codes: going away (shutdown), ours failed, try again later (overloaded, too slow).
 GOING_AWAY = 1001
+INTERNAL_ERROR = 1011
 TRY_AGAIN_LATER = 1013
+
+
+@dataclass(frozen=True)
+class Closing:
+    """What the send loop does after the messages before it: close the socket."""
+
+    code: int
+    reason: str
+
+
+TOO_SLOW = Closing(TRY_AGAIN_LATER, "you fell too far behind: reconnect with since")
 
 
 class Refused(Exception):
@@ -102,7 +115,7 @@ class SocketSession:
         self.runtime = runtime
         self.handler = handler
         self.address = client_address(socket)
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(OUTBOX_LIMIT)
+        self.outbox: asyncio.Queue[str | Closing] = asyncio.Queue(OUTBOX_LIMIT)
         self.send_lock = asyncio.Lock()
         self.strikes = Strikes()
         self.commands = TokenBucket(runtime.options.commands_per_second,
@@ -111,7 +124,7 @@ class SocketSession:
         self.resends = TokenBucket(SINCE_PER_SECOND, SINCE_BURST)
         #: Where the send loop takes what to send, if not the outbox: a
         #: spectator's place in the table's feed (muggins.tables.watch).
-        self.source: Callable[[], Awaitable[str | None]] = self.outbox.get
+        self.source: Callable[[], Awaitable[str | Closing]] = self.outbox.get
         #: Who pays for what this socket asks (muggins.tables.admission).
         self.payer = Payer("address", self.address)
         self.socket_payer = Payer("socket", str(id(self)))
@@ -126,8 +139,14 @@ class SocketSession:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:
             self.outbox = asyncio.Queue(1)
-            self.outbox.put_nowait(None)  # the send loop closes the socket
+            self.outbox.put_nowait(TOO_SLOW)  # the send loop closes the socket
             self.source = self.outbox.get
+
+    def close_after_sent(self, reason: str, code: str) -> None:
+        """Tell ``code`` and close (1011: reconnect) once what is queued is sent."""
+        self.post(ErrorMessage(code, reason))
+        with contextlib.suppress(asyncio.QueueFull):
+            self.outbox.put_nowait(Closing(INTERNAL_ERROR, reason))
 
     async def send(self, message: object) -> None:
         """Send at once (a reply to this socket's own message)."""
@@ -219,14 +238,14 @@ class SocketSession:
         for task in done:
             error = task.exception()
             if error is not None and not isinstance(error, WebSocketDisconnect):
-                log.error("connection failed", error=repr(error))
+                log.error("connection failed", error=repr(error), exc_info=error)
                 await self.close(1011, "internal error")
 
     async def _send_loop(self) -> None:
         while True:
             text = await self.source()
-            if text is None:
-                await self.close(TRY_AGAIN_LATER, "you fell too far behind: reconnect with since")
+            if isinstance(text, Closing):
+                await self.close(text.code, text.reason)
                 return
             async with self.send_lock:
                 await self.socket.send_data(text)

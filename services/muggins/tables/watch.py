@@ -36,7 +36,7 @@ from muggins.tables.http import refused, runtime_of
 from muggins.tables.limits import SocketKind, SocketLease
 from muggins.tables.protocol import Chat
 from muggins.tables.runtime import Runtime
-from muggins.tables.socket_session import SocketSession, serve_socket
+from muggins.tables.socket_session import TOO_SLOW, Closing, SocketSession, serve_socket
 
 #: Seconds between SSE comments that keep idle connections (and proxies) open.
 SSE_KEEPALIVE = 15.0
@@ -71,15 +71,15 @@ class SpectatorHandler:
         self.feed, self.current = await self.runtime.feeds.join(checked, self.since, self.game)
         session.source = self.next_message
 
-    async def next_message(self) -> str | None:
-        """The next message the feed queued for this spectator (None: cut off)."""
+    async def next_message(self) -> str | Closing:
+        """The next message the feed queued for this spectator (or, cut off: close)."""
         while True:
             spectator = self.current
             assert spectator is not None
             message = await spectator.next()
             if spectator is not self.current:
                 continue  # replaced by a resume: what it held is not wanted now
-            return None if message is None else message.json
+            return TOO_SLOW if message is None else message.json
 
     async def resume(self, session: SocketSession, version: int) -> None:
         assert self.feed is not None and self.current is not None

@@ -27,7 +27,9 @@ from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 from prometheus_client import Counter
 
-from muggins.bus.jetstream import BusUnavailable, connect
+from muggins.background import BackgroundTasks
+from muggins.bus.jetstream import BUS_TRANSIENT, bus_down, connect
+from muggins.retry import Backoff, Retry, Stopped
 
 log = structlog.get_logger(__name__)
 
@@ -143,8 +145,13 @@ class Bus:
     and subjects checked before anything is sent.  ``start()`` connects,
     ``close()`` ends it; nothing happens at construction."""
 
-    def __init__(self, url: str, *, name: str = "muggins", rebuild_check: float = 0.5) -> None:
+    def __init__(self, url: str, *, name: str = "muggins", rebuild_check: float = 0.5,
+                 tasks: BackgroundTasks | None = None) -> None:
         self._url = url
+        #: Where the watchdog runs (its end by a bug is reported there).
+        self._tasks = tasks or BackgroundTasks()
+        #: Set when close() begins: cuts the rebuild's pauses short.
+        self._closed = asyncio.Event()
         self._name = name
         self._rebuild_check = rebuild_check
         self._connect_timeout = 10.0
@@ -163,13 +170,12 @@ class Bus:
             raise RuntimeError("a Bus starts once")
         self._connect_timeout = timeout
         self._use(await connect(self._url, name=self._name, timeout=timeout))
-        self._watchdog = asyncio.get_running_loop().create_task(
-            self._watch(), name=f"nats-bus-watchdog:{self._name}"
-        )
+        self._watchdog = self._tasks.start(f"nats-bus-watchdog:{self._name}", self._watch())
 
     async def close(self) -> None:
         """Stop the watchdog and drain the client; nothing is rebuilt after this."""
         self._closing_flag = True
+        self._closed.set()
         if self._watchdog is not None:
             self._watchdog.cancel()
             # wait() rather than awaiting the task: a cancel of close() itself
@@ -257,22 +263,27 @@ class Bus:
 
     async def _watch(self) -> None:
         """Poll the client; rebuild it when it closed without our asking, and
-        subscribe whatever is not on it yet."""
+        subscribe whatever is not on it yet.  NATS's own failures in a round
+        are logged and the next round tries again (muggins.retry,
+        "nats-watchdog"); a bug ends the watchdog, with its traceback, and
+        the process reports it (muggins.background): a watchdog that died
+        quietly would leave the process without a bus at the next close."""
+        retry = Retry("nats-watchdog", BUS_TRANSIENT, stop=self._closed,
+                      backoff=Backoff(self._rebuild_check, REBUILD_BACKOFF_CAP),
+                      message="NATS watchdog failed; carrying on")
         while not self._closing():
+            await asyncio.sleep(self._rebuild_check)
+            if self._closing():
+                return
             try:
-                await asyncio.sleep(self._rebuild_check)
-                if self._closing():
-                    return
                 if self.client.is_closed:
                     await self._rebuild()
                 elif self.client.is_connected:
                     await self._attach_stragglers()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                # The watchdog is the only way back from a closed client: it
-                # must outlive anything that goes wrong in one round.
-                log.exception("NATS watchdog failed; carrying on")
+            except Exception as error:
+                await retry.failed(error)  # raises a bug
+            else:
+                retry.succeeded()
 
     async def _attach_stragglers(self) -> None:
         """Subscribe on the current client every live subscription not on it:
@@ -290,22 +301,20 @@ class Bus:
             error=str(old.last_error or "") or None,
             subscriptions=len(self._subscriptions),
         )
-        backoff = REBUILD_BACKOFF_FIRST
+        retry = Retry("nats-rebuild", bus_down, stop=self._closed,
+                      backoff=Backoff(REBUILD_BACKOFF_FIRST, REBUILD_BACKOFF_CAP),
+                      message="NATS connection rebuild failed; retrying")
         attempt = 0
-        while True:
+
+        async def reconnect() -> NatsClient:
+            nonlocal attempt
             attempt += 1
-            try:
-                client = await connect(self._url, name=self._name, timeout=self._connect_timeout)
-                break
-            except BusUnavailable as problem:
-                log.warning(
-                    "NATS connection rebuild failed; retrying",
-                    attempt=attempt,
-                    error=str(problem),
-                    retry_in=backoff,
-                )
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, REBUILD_BACKOFF_CAP)
+            return await connect(self._url, name=self._name, timeout=self._connect_timeout)
+
+        try:
+            client = await retry.call(reconnect)
+        except Stopped:
+            return  # close() ran meanwhile
         if self._closing():  # close() ran meanwhile (it cannot see this client)
             with contextlib.suppress(Exception):
                 await client.close()

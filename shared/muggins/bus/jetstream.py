@@ -21,12 +21,14 @@ import contextlib
 
 import msgspec
 import nats
+import nats.errors
+import nats.js.errors
 import structlog
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 
-from muggins.eventstore.store import RecordedEvent
+from muggins.eventstore.store import RecordedEvent, store_down
 from muggins.rules.events import event_decoder, event_encoder, redact
 from muggins.settings import Settings
 from muggins.streams import ALL_EVENT_SUBJECTS, PUBLIC, audience, event_subject
@@ -122,12 +124,56 @@ class BusUnavailable(Exception):
     """NATS cannot be reached at start; the message says where and why."""
 
 
+#: Failures of NATS and JetStream that pass: the server away or reconnecting,
+#: a request nobody answered in time, JetStream without a leader (a cluster
+#: electing one after a restart answers "no responders", times out, or says
+#: 503/500 "temporarily unavailable", "insufficient resources").  A request
+#: JetStream refuses (400: a configuration it will not take) is not one.
+BUS_TRANSIENT: tuple[type[Exception], ...] = (
+    OSError,
+    # nats.errors.TimeoutError (a request unanswered) is a TimeoutError too.
+    TimeoutError,
+    nats.errors.NoRespondersError,
+    nats.errors.ConnectionClosedError,
+    nats.errors.ConnectionReconnectingError,
+    nats.errors.ConnectionDrainingError,
+    nats.errors.StaleConnectionError,
+    nats.errors.OutboundBufferLimitError,
+    nats.errors.NoServersError,
+    nats.js.errors.ServiceUnavailableError,
+    nats.js.errors.ServerError,
+    nats.js.errors.NoStreamResponseError,
+)
+
+
+def bus_down(error: BaseException) -> bool:
+    """Whether ``error`` is NATS or JetStream away for a moment (BUS_TRANSIENT,
+    or BusUnavailable caused by one: not a refused authorization)."""
+    if isinstance(error, BusUnavailable):
+        return error.__cause__ is None or isinstance(error.__cause__, BUS_TRANSIENT)
+    return isinstance(error, BUS_TRANSIENT)
+
+
+def outage(error: BaseException) -> bool:
+    """Whether ``error`` is PostgreSQL's or NATS's passing absence: what a
+    loop that reads the store and the bus waits out (anything else is a bug)."""
+    return store_down(error) or bus_down(error)
+
+
 async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> NatsClient:
     """A NATS connection that keeps reconnecting on its own when the server goes
     away later; BusUnavailable if it cannot connect at all within ``timeout``."""
 
+    #: The last problem nats-py met, for the error when it never connects.
+    met: list[Exception] = []
+    connected = False
+
     async def error(problem: Exception) -> None:
-        log.warning("NATS connection problem", error=str(problem) or repr(problem))
+        met[:] = [problem]
+        if connected:
+            log.warning("NATS connection problem", error=str(problem) or repr(problem))
+        # Not connected yet: nats-py tries again and again until ``timeout``;
+        # the caller says it once if the attempt fails (muggins.bootstrap).
 
     async def disconnected() -> None:
         if client.is_closed:  # our own close (shutdown): nothing is wrong
@@ -157,13 +203,19 @@ async def connect(url: str, *, name: str = "muggins", timeout: float = 10.0) -> 
     except (OSError, TimeoutError, nats.errors.Error) as problem:
         with contextlib.suppress(Exception):
             await client.close()
-        raise BusUnavailable(f"cannot reach NATS at {url}: {problem or repr(problem)}") from None
+        why = problem if str(problem) or not met else met[-1]
+        raise BusUnavailable(f"cannot reach NATS at {url}: {why or repr(why)}") from problem
+    connected = True
     return client
 
 
 async def ensure_stream(js: JetStreamContext, config: StreamConfig | None = None) -> None:
     """Create the stream, or bring its configuration back to ``config``
-    (the defaults' when None): replicas and limits follow the settings."""
+    (the defaults' when None): replicas and limits follow the settings.
+
+    A stream with no leader yet (a NATS cluster just started) fails here
+    with one of BUS_TRANSIENT: the caller waits and tries again
+    (muggins.bootstrap)."""
     config = config or STREAM_CONFIG
     assert config.name is not None
     try:

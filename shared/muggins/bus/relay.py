@@ -24,13 +24,15 @@ from typing import Any
 import structlog
 from nats.js import JetStreamContext
 
-from muggins.bus.jetstream import messages_for
-from muggins.eventstore.store import TRANSIENT, EventStore, RecordedEvent
-from muggins.stopping import pause_unless_stopped
+from muggins.bus.jetstream import bus_down, messages_for, outage
+from muggins.eventstore.store import EventStore, RecordedEvent
+from muggins.retry import Backoff, Retry
 
 RELAY_READER = "bus-relay"
 _RELAY_LOCK = 7431020612
-#: The longest pause between attempts when the relay keeps failing.
+#: The pauses between attempts when the relay keeps failing: short at first
+#: (a NATS cluster elects a stream leader in a few seconds), at most this.
+FIRST_BACKOFF = 0.25
 MAX_BACKOFF = 5.0
 
 log = structlog.get_logger(__name__)
@@ -125,31 +127,32 @@ class Relay:
         self._wakeup.set()
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Publish until ``stop`` is set, retrying through NATS or PostgreSQL
-        outages: whatever fails is logged and tried again, with a pause that
-        grows to MAX_BACKOFF; the relay never stops before ``stop``."""
-        failures = 0
+        """Publish until ``stop`` is set, through NATS and PostgreSQL outages:
+        each failure that passes is logged and tried again after a pause
+        (muggins.retry, "relay").  A bug (a failure that is no outage: a
+        query the database refuses, say) ends the relay with its traceback
+        logged; its process reports it (muggins.background) and another
+        process's relay takes the lock over."""
+        retry = Retry("relay", outage, backoff=Backoff(FIRST_BACKOFF, MAX_BACKOFF), stop=stop,
+                      message="relay could not publish; retrying")
         while not stop.is_set():
             try:
-                await self._publish_while_leader(stop)
-                failures = 0
-            except Exception as error:  # the database or the bus away: again, later
-                failures += 1
-                pause = min(MAX_BACKOFF, self.poll_interval * 2**failures)
-                log.warning("relay stopped publishing; starting again", error=repr(error),
-                            retry_in=pause)
+                await self._publish_while_leader(stop, retry)
+            except Exception as error:
+                await retry.failed(error)  # raises a bug
                 self._position = None  # read the checkpoint again: another relay may have led
-                await pause_unless_stopped(stop, pause)
 
-    async def _publish_while_leader(self, stop: asyncio.Event) -> None:
+    async def _publish_while_leader(self, stop: asyncio.Event, retry: Retry) -> None:
         """Become the one relay that publishes (a session advisory lock), then
-        publish until ``stop`` or until the lock's connection is lost."""
+        publish until ``stop`` or until the lock's connection is lost.  NATS
+        away only pauses publishing (the lock is kept); the database away
+        gives the lock up (the caller competes for it again)."""
         async with self.store.pool.acquire() as connection:
             while not stop.is_set():
                 if await connection.fetchval("SELECT pg_try_advisory_lock($1)", _RELAY_LOCK):
                     break
                 # Another process's relay publishes.
-                await pause_unless_stopped(stop, self.poll_interval)
+                await retry.pause(self.poll_interval)
             else:
                 return
             await connection.add_listener("muggins_events", self._notified)
@@ -163,10 +166,12 @@ class Relay:
                     self._wakeup.clear()
                     try:
                         await self.publish_pending()
-                    except TRANSIENT as error:
-                        log.warning("relay could not publish; retrying", error=str(error))
-                    except Exception as error:  # a NATS error: retried the same way
-                        log.warning("relay could not publish; retrying", error=repr(error))
+                    except Exception as error:
+                        if not bus_down(error):
+                            raise  # the database away (or a bug): the caller decides
+                        await retry.failed(error)
+                        continue
+                    retry.succeeded()
                     await _wait_any(stop, self._wakeup, self.poll_interval)
             finally:
                 with contextlib.suppress(Exception):

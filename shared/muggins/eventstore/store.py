@@ -45,16 +45,45 @@ class ConcurrencyError(Exception):
         self.expected_version = expected_version
 
 
-#: Failures that pass: the database away or slow for a moment, a connection
-#: dropped.  What meets one is retried (background loops) or told to try again.
-# InternalClientError: a connection caught mid-operation by a server shutting
-# down (seen when PostgreSQL was restarted under load): the next try is clean.
-TRANSIENT = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
-             asyncpg.exceptions.InternalClientError)
+#: Failures that pass: the database away, restarting or slow for a moment, a
+#: connection dropped, a transaction the server chose to abort.  What meets
+#: one is retried (background loops) or told to try again (HTTP 503).  Any
+#: other PostgresError (a syntax error, an undefined column, a violated
+#: check) is a bug: it is logged with its traceback and answered as one.
+TRANSIENT: tuple[type[Exception], ...] = (
+    OSError,
+    # asyncpg's command_timeout and every asyncio.timeout around a query.
+    TimeoutError,
+    # "connection is closed", "pool is closing", "another operation is in progress".
+    asyncpg.InterfaceError,
+    # A connection caught mid-operation by a server shutting down (seen when
+    # PostgreSQL was restarted under load): the next try is clean.
+    asyncpg.exceptions.InternalClientError,
+    # Class 08: the connection failed, was refused or is gone.
+    asyncpg.PostgresConnectionError,
+    # Class 57: the server is starting up (CannotConnectNowError), shutting
+    # down (AdminShutdown, CrashShutdown) or cancelled the statement
+    # (QueryCanceledError: asyncpg cancels one that outlives command_timeout).
+    asyncpg.exceptions.OperatorInterventionError,
+    # Class 40: the server aborted the transaction; the same one again may pass.
+    asyncpg.exceptions.SerializationError,
+    asyncpg.exceptions.DeadlockDetectedError,
+    # max_connections reached: others will let go.
+    asyncpg.TooManyConnectionsError,
+)
 
 
 class StoreUnavailable(Exception):
     """PostgreSQL cannot be reached; the message says where and why."""
+
+
+def store_down(error: BaseException) -> bool:
+    """Whether ``error`` is the database away for a moment: a TRANSIENT
+    failure, or StoreUnavailable caused by one (not a refused password or a
+    migration the role may not run: those wait for nobody)."""
+    if isinstance(error, StoreUnavailable):
+        return isinstance(error.__cause__, TRANSIENT)
+    return isinstance(error, TRANSIENT)
 
 
 class RecordedEvent(msgspec.Struct, frozen=True, gc=False):

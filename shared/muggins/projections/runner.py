@@ -24,16 +24,17 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import asyncpg
+import nats.errors
 import nats.js.errors
 import structlog
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from prometheus_client import Counter, Gauge
 
-from muggins.eventstore.store import TRANSIENT, EventStore, RecordedEvent
+from muggins.eventstore.store import TRANSIENT, EventStore, RecordedEvent, store_down
+from muggins.retry import Backoff, Retry
 from muggins.settings import Settings
 from muggins.sql import load_queries
-from muggins.stopping import pause_unless_stopped
 from muggins.streams import ALL_PUBLIC_SUBJECTS
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
@@ -47,6 +48,11 @@ LAG = Gauge("muggins_projector_lag_events", "Events stored but not yet projected
 APPLIED = Counter("muggins_projector_events_total", "Events projected", ["projector"])
 #: Seconds between lag lines in the log while a projector is behind.
 LAG_LOG_EVERY = 10.0
+#: The longest pause between attempts while the database is away.
+MAX_BACKOFF = 5.0
+#: What can go wrong with the bell (the bus's wake-up): any NATS error, the
+#: connection, a timeout.  It only rings; the store poll covers its silence.
+BELL_FAILURES: tuple[type[BaseException], ...] = (nats.errors.Error, OSError, TimeoutError)
 
 
 def consumer_config(settings: Settings) -> ConsumerConfig:
@@ -157,38 +163,45 @@ class ProjectorRunner:
         """Catch up, then keep up until ``stop``: woken by the bus, polling the store.
 
         ``js`` is JetStream or where to get the current one (a rebuilt bus
-        has a new one): a bell that stops ringing is subscribed again.
+        has a new one): a bell that stops ringing is subscribed again.  The
+        database away is waited out (muggins.retry, "projector-NAME").  A bug
+        (a page the projection or the database refuses for good) ends the
+        runner with its traceback logged: a page cannot be skipped without
+        the read model missing its events for ever, so its process reports
+        it (``muggins project`` exits with an error; ``muggins serve``
+        names it on /readyz and stops) instead of retrying for ever.
         """
-        with contextlib.suppress(OSError, asyncpg.PostgresError):
+        retry = Retry(f"projector-{self.name}", store_down,
+                      backoff=Backoff(poll_interval / 4, MAX_BACKOFF), stop=stop,
+                      message="projector could not catch up; retrying")
+        with contextlib.suppress(*TRANSIENT):
             await self.report_lag()  # how far behind it starts, in the log
         bell: Any = None
         try:
             while not stop.is_set():
                 try:
                     await self.catch_up()
-                except TRANSIENT as error:
-                    log.warning("projector could not catch up; retrying", error=repr(error))
-                except Exception as error:  # a bug, not an outage: say so loudly, go on
-                    log.error("projector failed on a page; retrying", projector=self.name,
-                              error=repr(error))
-                    await pause_unless_stopped(stop, 5.0)
+                except Exception as error:
+                    await retry.failed(error)  # raises a bug
+                    continue
+                retry.succeeded()
                 if js is not None and bell is None:
                     bell = await self._subscribe(js() if callable(js) else js)
                 if bell is None:
-                    await pause_unless_stopped(stop, poll_interval)
+                    await retry.pause(poll_interval)
                     continue
                 try:
                     messages = await bell.fetch(500, timeout=poll_interval)
                 except TimeoutError:
                     continue  # quiet: poll the store anyway
-                except Exception as error:  # the bus away: the store poll covers it
+                except BELL_FAILURES as error:  # the bus away: the store poll covers it
                     log.info("projector bell lost; subscribing again", error=repr(error))
                     await self._unsubscribe(bell)
                     bell = None
-                    await pause_unless_stopped(stop, poll_interval)
+                    await retry.pause(poll_interval)
                     continue
                 for message in messages:
-                    with contextlib.suppress(Exception):
+                    with contextlib.suppress(*BELL_FAILURES):
                         await message.ack()
         finally:
             await self._unsubscribe(bell)
@@ -199,7 +212,7 @@ class ProjectorRunner:
             await self._update_consumer(js, durable)
             return await js.pull_subscribe(ALL_PUBLIC_SUBJECTS, durable=durable,
                                            config=self.consumer)
-        except Exception as error:  # no bell for now: the store poll covers it
+        except BELL_FAILURES as error:  # no bell for now: the store poll covers it
             log.info("projector could not subscribe to the bus", error=repr(error))
             return None
 
