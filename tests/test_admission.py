@@ -121,3 +121,22 @@ async def test_a_failure_reaches_every_asker_and_is_not_kept() -> None:
         return 1
 
     assert await working.answer("k", fine) == 1
+
+
+async def test_the_others_are_told_when_the_first_asker_goes_away() -> None:
+    from muggins.tables.admission import AskerGone
+
+    working: OnceAtATime[str, int] = OnceAtATime()
+    never = asyncio.Event()
+
+    async def slow() -> int:
+        await never.wait()
+        return 1
+
+    first = asyncio.create_task(working.answer("k", slow))
+    await asyncio.sleep(0)
+    second = asyncio.create_task(working.answer("k", slow))
+    await asyncio.sleep(0)
+    first.cancel()
+    with pytest.raises(AskerGone):
+        await second

@@ -176,6 +176,10 @@ Key = TypeVar("Key", bound=Hashable)
 Answer = TypeVar("Answer")
 
 
+class AskerGone(Exception):
+    """The asker doing the work was cancelled before it had the answer."""
+
+
 class OnceAtATime(Generic[Key, Answer]):
     """Answers being worked out in this process: whoever asks for the same
     key meanwhile waits for the first asker's answer (or failure) instead of
@@ -197,7 +201,10 @@ class OnceAtATime(Generic[Key, Answer]):
             answer.exception()  # (retrieved: an unawaited failure is not logged twice)
             raise
         except BaseException:
-            answer.cancel()
+            # The first asker went away (its socket closed): the others are
+            # told it failed, and may ask again.
+            answer.set_exception(AskerGone("the work was given up: ask again"))
+            answer.exception()
             raise
         finally:
             self._working.pop(key, None)
