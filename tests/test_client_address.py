@@ -92,3 +92,13 @@ def test_a_bad_trusted_proxy_is_named(bad: str) -> None:
         load_settings(environ={"MUGGINS_TRUSTED_PROXIES": bad})
     with pytest.raises(SettingsError, match="trusted_proxies"):
         load_settings(environ={"MUGGINS_FORWARDED_ALLOW_IPS": bad})
+
+
+def test_an_ipv6_client_is_its_slash_64() -> None:
+    from muggins.tables.client_address import as_one_client
+
+    assert as_one_client("2001:db8:1:2:aaaa::1") == as_one_client("2001:db8:1:2:bbbb::9") == (
+        "2001:db8:1:2::/64")
+    assert as_one_client("2001:db8:1:3::1") != as_one_client("2001:db8:1:2::1")
+    assert as_one_client("203.0.113.9") == "203.0.113.9"
+    assert as_one_client("::1") == "::1" and as_one_client("unknown") == "unknown"

@@ -9,6 +9,7 @@ reaches readers over the bus like every other event.  Pure: the service
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import msgspec
@@ -67,6 +68,29 @@ def chat_said(name: str, seat: int | None, text: str | None, phrase: str | None)
     if not cleaned:
         raise ChatRefused("chat-empty", "say something: words or one quick phrase")
     return ChatSaid(name=name, seat=seat, text=cleaned)
+
+
+#: Letters that draw nothing (Hangul fillers): dropped from a name's skeleton.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+#: How the page labels a seat ("Ana (Seat 1)", "Ana (Asiento 1)"): a
+#: spectator's name may not look like one.
+_SEAT_LABEL = re.compile(r"\(\s*(seat|asiento)\b", re.IGNORECASE)
+
+
+def name_skeleton(name: str) -> str:
+    """What a name reads as: compatibility forms folded (fullwidth letters,
+    ligatures), case folded, and only its letters and digits kept (no
+    spaces, marks, invisible or joining characters)."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(ch for ch in folded if unicodedata.category(ch)[0] in "LN"
+                   and ch not in _BLANK_LETTERS)
+
+
+def reads_as(name: str, others: list[str]) -> bool:
+    """Whether ``name`` would read as one of ``others``, or as a seat's label."""
+    skeleton = name_skeleton(name)
+    return (not skeleton or bool(_SEAT_LABEL.search(unicodedata.normalize("NFKC", name)))
+            or any(skeleton == name_skeleton(other) for other in others))
 
 
 def speaker_name(given: str | None, fallback: str) -> str:

@@ -100,6 +100,8 @@ class Throttled(Refusal):
         self.code = "chat-rate-limited" if work.startswith("chat") else f"{work}-rate-limited"
         self.payer = payer
         self.retry_after = retry_after
+        # The table's spectators together ran out: not this socket's doing alone.
+        self.strikes = payer != "table"
 
 
 class Budget:
@@ -176,37 +178,29 @@ Key = TypeVar("Key", bound=Hashable)
 Answer = TypeVar("Answer")
 
 
-class AskerGone(Exception):
-    """The asker doing the work was cancelled before it had the answer."""
-
-
 class OnceAtATime(Generic[Key, Answer]):
     """Answers being worked out in this process: whoever asks for the same
-    key meanwhile waits for the first asker's answer (or failure) instead of
-    starting the work again."""
+    key meanwhile waits for the same work (its answer or its failure)
+    instead of starting it again.  The work is a task of its own: an asker
+    that goes away (its socket closed) does not end it for the others, and
+    what it works out is kept by the work itself."""
 
     def __init__(self) -> None:
-        self._working: dict[Key, asyncio.Future[Answer]] = {}
+        self._working: dict[Key, asyncio.Task[Answer]] = {}
 
     async def answer(self, key: Key, work: Callable[[], Awaitable[Answer]]) -> Answer:
-        waiting = self._working.get(key)
-        if waiting is not None:
-            return await asyncio.shield(waiting)
-        answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        self._working[key] = answer
-        try:
-            result = await work()
-        except Exception as failure:
-            answer.set_exception(failure)
-            answer.exception()  # (retrieved: an unawaited failure is not logged twice)
-            raise
-        except BaseException:
-            # The first asker went away (its socket closed): the others are
-            # told it failed, and may ask again.
-            answer.set_exception(AskerGone("the work was given up: ask again"))
-            answer.exception()
-            raise
-        finally:
-            self._working.pop(key, None)
-        answer.set_result(result)
-        return result
+        task = self._working.get(key)
+        if task is None:
+            task = self._working[key] = asyncio.create_task(_run(work))
+            task.add_done_callback(lambda done: self._finished(key, done))
+        return await asyncio.shield(task)
+
+    def _finished(self, key: Key, task: asyncio.Task[Answer]) -> None:
+        if self._working.get(key) is task:
+            del self._working[key]
+        if not task.cancelled():
+            task.exception()  # (retrieved: each asker has it; none is logged twice)
+
+
+async def _run(work: Callable[[], Awaitable[Answer]]) -> Answer:
+    return await work()

@@ -19,6 +19,7 @@ from litestar.status_codes import HTTP_404_NOT_FOUND, HTTP_409_CONFLICT
 
 from muggins import streams
 from muggins.client.pages import stored_game
+from muggins.eventstore.store import EventStore
 from muggins.replay.record import RecordError
 from muggins.replay.verify import slice_of
 from muggins.rules.game import fold
@@ -54,16 +55,20 @@ class Analyses:
         Reading one already thought is free; thinking a new one is charged
         to the client's address (Throttled past its budget)."""
         key = streams.hand_ref(table_id, game, hand)  # NoSuchTable, NoSuchHand: 404
-        return await self._working.answer(key, lambda: self._read_or_think(request, key))
-
-    async def _read_or_think(self, request: Request,  # type: ignore[type-arg]
-                             key: HandRef) -> bytes:
         kept = await self.pool.fetchval(QUERIES["stored_analysis"], *key)
         if kept is not None:
             count("analysis", "cached")
             return bytes(kept)
+        # Before anything costs: even a game's loading is charged, and a
+        # refusal is the asker's own, never shared with another asking the same.
+        address = client_address(request)
+        self.admission.admit("analysis", [Payer("address", address)])
+        store = runtime_of(request).infra.store
+        return await self._working.answer(key, lambda: self._think(store, key, address))
+
+    async def _think(self, store: EventStore, key: HandRef, address: str) -> bytes:
         table_id, game, hand = key
-        stored = await stored_game(runtime_of(request).infra.store, key)
+        stored = await stored_game(store, key)
         try:
             part = slice_of(stored, hand)
         except RecordError as error:
@@ -72,11 +77,11 @@ class Analyses:
             raise HTTPException(status_code=HTTP_409_CONFLICT,
                                 detail=f"hand {hand} is still being played: it can be "
                                        "analysed when it ends")
-        self.admission.admit("analysis", [Payer("address", client_address(request))])
         before = fold(entry.event for entry in stored[: part.start])
         events = [entry.event for entry in stored[part.start : part.stop]]
         try:
-            result = await self.thinker.analyse(before, events, f"{table_id}/{game}")
+            result = await self.thinker.analyse(before, events, f"{table_id}/{game}",
+                                                payer=address)
         except SpareTimeBusy:
             count("analysis", "busy")
             raise AnalysisUnavailable("the analyst has too many hands waiting: "

@@ -34,6 +34,7 @@ import os
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -205,9 +206,11 @@ class BotWorkers:
 #: Spare-time work, in the order it is taken: hints before analyses.
 SpareWork = Literal["hint", "analysis"]
 PRIORITY: dict[SpareWork, int] = {"hint": 0, "analysis": 1}
-#: Requests of each kind that may wait at once; past it, "busy" (the asker's
-#: budget was charged already: a flood fills only its own queue's places).
+#: Requests of each kind that may wait at once, in all and from one payer
+#: (an address); past either, "busy" (the asker's budget was charged
+#: already).  A flood fills only its own few places, never the queue.
 QUEUE_LIMIT: dict[SpareWork, int] = {"hint": 64, "analysis": 8}
+PAYER_LIMIT: dict[SpareWork, int] = {"hint": 4, "analysis": 1}
 
 
 class SpareTimeBusy(Exception):
@@ -225,6 +228,8 @@ class SpareTimeWorker:
             tuple[int, int, SpareWork, Callable[..., bytes], tuple[object, ...],
                   asyncio.Future[bytes]]] = asyncio.PriorityQueue()
         self._waiting: dict[SpareWork, int] = {"hint": 0, "analysis": 0}
+        #: Places taken in the queue, by kind of work and payer.
+        self._by_payer: Counter[tuple[SpareWork, str]] = Counter()
         self._order = itertools.count()
         self._runner: asyncio.Task[None] | None = None
 
@@ -232,29 +237,38 @@ class SpareTimeWorker:
         return self._waiting[work]
 
     async def suggest(self, state: GameState, events: Sequence[Event], seed: str,
-                      budget_ms: float | None = None) -> PlayAssessment:
+                      budget_ms: float | None = None, *, payer: str = "") -> PlayAssessment:
         """A hint: the expert's play for the seat on turn, from what that seat knows."""
         budget = self.budget_ms if budget_ms is None else budget_ms
-        answer = await self._run("hint", _suggest_in_worker, _encode(state),
+        answer = await self._run("hint", payer, _suggest_in_worker, _encode(state),
                                  _encode(list(events)), seed, budget)
         return msgspec.json.decode(answer, type=PlayAssessment)
 
-    async def analyse(self, before: GameState, events: Sequence[Event], seed: str) -> bytes:
+    async def analyse(self, before: GameState, events: Sequence[Event], seed: str, *,
+                      payer: str = "") -> bytes:
         """A finished hand's analysis, as JSON."""
-        return await self._run("analysis", _analyse_in_worker, _encode(before),
+        return await self._run("analysis", payer, _analyse_in_worker, _encode(before),
                                _encode(list(events)), seed)
 
-    async def _run(self, work: SpareWork, function: Callable[..., bytes],
+    async def _run(self, work: SpareWork, payer: str, function: Callable[..., bytes],
                    *arguments: object) -> bytes:
-        if self._waiting[work] >= QUEUE_LIMIT[work]:
+        place = (work, payer)
+        if self._waiting[work] >= QUEUE_LIMIT[work] or (
+                self._by_payer[place] >= PAYER_LIMIT[work]):
             raise SpareTimeBusy(f"too many {work}s wait already")
         if self._runner is None or self._runner.done():
             self._runner = asyncio.create_task(self._serve(), name="spare-time-worker")
         answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._waiting[work] += 1
-        await self._queue.put((PRIORITY[work], next(self._order), work, function, arguments,
-                               answer))
-        return await answer
+        self._by_payer[place] += 1
+        try:
+            await self._queue.put((PRIORITY[work], next(self._order), work, function,
+                                   arguments, answer))
+            return await answer
+        finally:
+            self._by_payer[place] -= 1
+            if self._by_payer[place] <= 0:
+                del self._by_payer[place]
 
     async def _serve(self) -> None:
         """Take the queue's first job, think it out, answer; for ever."""

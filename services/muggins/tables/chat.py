@@ -13,20 +13,24 @@ dispute, in the hash chain), so what may be said is bounded three ways:
   table: the admission policy's budgets (muggins.tables.admission), with
   spectators held tighter than the players;
 * per table, across every process: at most TABLE_BURST lines in any
-  TABLE_WINDOW seconds, checked against the stored lines' own times;
+  TABLE_WINDOW seconds, checked against the stored lines' own times (by
+  the database's clock);
 * per table, for ever: MAX_LINES lines.  At the per-table rate that is
   over an hour and a half of non-stop talk, many times what a game's table
   says (a few dozen lines), and it bounds one table's chat to about half a
   megabyte however long it lives.  The chat then says it is full.
 
-A spectator may not speak under the name of someone seated at the table.
+Spectators stop at half of each of the table's bounds, so that however
+many talk, the players keep the other half.  A spectator may not speak
+under a name that reads as someone seated at the table (muggins.chat.reads_as),
+and the page marks every spectator's line as one.
 """
 
 from __future__ import annotations
 
-import datetime
+import asyncpg
 
-from muggins.chat import ChatRefused, ChatSaid, chat_decoder, chat_said, clean_text
+from muggins.chat import ChatRefused, ChatSaid, chat_decoder, chat_said, reads_as
 from muggins.eventstore.store import ConcurrencyError, EventStore, RecordedEvent
 from muggins.streams import chat_stream
 from muggins.table_events import TableState
@@ -39,6 +43,7 @@ from muggins.tables.errors import (
     ChatRejected,
 )
 from muggins.tables.protocol import ChatLine
+from muggins.tables.seating import QUERIES
 
 #: Lines a reader gets when it joins.
 RECENT = 50
@@ -62,13 +67,9 @@ def line_of(recorded: RecordedEvent) -> ChatLine:
                      recorded.recorded_at.isoformat())
 
 
-def same_name(a: str, b: str) -> bool:
-    """Whether two names would read as the same person's."""
-    return clean_text(a).casefold() == clean_text(b).casefold()
-
-
 class TableChat:
-    def __init__(self, store: EventStore, admission: Admission) -> None:
+    def __init__(self, pool: asyncpg.Pool, store: EventStore, admission: Admission) -> None:
+        self.pool = pool
         self.store = store
         self.admission = admission
 
@@ -82,9 +83,10 @@ class TableChat:
         except ChatRefused as refused:
             raise ChatRejected(refused) from None
         if seat is None:
-            if any(taken is not None and same_name(taken, name) for taken in table.names):
-                raise ChatNameTaken(f"{name!r} is the name of someone at the table: "
-                                    "watch under another")
+            seated = [taken for taken in table.names if taken is not None]
+            if reads_as(name, seated):
+                raise ChatNameTaken(f"{name!r} reads as someone seated at the table: "
+                                    "watch under another name")
             self.admission.admit("chat-spectator", [*payers, Payer("table", table_id)])
         else:
             self.admission.admit("chat-seat", payers)
@@ -92,7 +94,7 @@ class TableChat:
         actor = f"seat:{seat}" if seat is not None else "spectator"
         for _ in range(APPEND_TRIES):
             version = await self.store.stream_version(stream)
-            await self._check_table_limits(stream, version)
+            await self._check_table_limits(stream, version, spectator=seat is None)
             try:
                 await self.store.append(stream, version, [event], actor=actor)
                 return
@@ -100,13 +102,16 @@ class TableChat:
                 continue  # someone spoke at the same moment: after them
         raise ChatRateLimited("the table is talking too fast: try again")
 
-    async def _check_table_limits(self, stream: str, version: int) -> None:
-        if version >= MAX_LINES:
-            raise ChatFull(f"this table's chat is full ({MAX_LINES} lines)")
-        if version < TABLE_BURST:
+    async def _check_table_limits(self, stream: str, version: int, *, spectator: bool) -> None:
+        """The table's own bounds.  Spectators stop at half of each, so that
+        however many of them talk, the players keep the other half."""
+        cap = MAX_LINES // 2 if spectator else MAX_LINES
+        burst = TABLE_BURST // 2 if spectator else TABLE_BURST
+        if version >= cap:
+            raise ChatFull(f"this table's chat is full ({version} lines)")
+        if version < burst:
             return
-        # The line TABLE_BURST back: said within the window, one more is too many.
-        oldest = await self.store.read_stream(stream, version - TABLE_BURST, limit=1)
-        if oldest and (datetime.datetime.now(datetime.UTC) - oldest[0].recorded_at
-                       ).total_seconds() < TABLE_WINDOW:
+        # The line ``burst`` back said within the window: one more is too many.
+        if await self.pool.fetchval(QUERIES["chat_line_said_within"], stream,
+                                    version - burst + 1, TABLE_WINDOW):
             raise ChatRateLimited("this table is talking too fast: wait a moment")

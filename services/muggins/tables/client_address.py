@@ -31,11 +31,26 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def client_address(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
-    """The client's address for a request or a WebSocket (module docstring)."""
+    """The client's address for a request or a WebSocket (module docstring),
+    as every per-address limit counts it (``as_one_client``)."""
     peer = connection.client.host if connection.client else UNKNOWN
     trusted: tuple[Network, ...] = getattr(connection.app.state, TRUSTED_PROXIES, ())
-    return address_behind_proxies(
-        peer, connection.headers.getall("x-forwarded-for", []), trusted)
+    return as_one_client(address_behind_proxies(
+        peer, connection.headers.getall("x-forwarded-for", []), trusted))
+
+
+#: An IPv6 client is its /64: one household or one server gets a /64 (or
+#: more) to itself, so counting single addresses would give each client
+#: billions of budgets.
+IPV6_CLIENT_PREFIX = 64
+
+
+def as_one_client(address: str) -> str:
+    """``address`` as one client: itself, or for IPv6 its /64 network."""
+    parsed = _parsed(address)
+    if isinstance(parsed, ipaddress.IPv6Address) and not parsed.is_loopback:
+        return str(ipaddress.IPv6Network((parsed, IPV6_CLIENT_PREFIX), strict=False))
+    return address
 
 
 def address_behind_proxies(peer: str, forwarded_for: Sequence[str],

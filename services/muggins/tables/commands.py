@@ -27,7 +27,7 @@ from muggins.rules.events import Event, GameStarted, HandStarted
 from muggins.rules.game import fold, play, start_game
 from muggins.rules.state import GameState
 from muggins.streams import game_stream
-from muggins.tables.errors import TRANSIENT, StaleView
+from muggins.tables.errors import TRANSIENT, SeatHeldByBot, StaleView
 from muggins.tables.metrics import MOVES, BroadcastClock
 from muggins.tables.next_step import Timings, next_step
 from muggins.tables.seating import Seating, Table
@@ -174,10 +174,13 @@ class Commands:
                             f"your view is at version {known_version}, the table at "
                             f"{game.version}: catch up first")
                     new_state, events = play(game.state, command)
-                    if person is not None and table.state.seats[person].takeover is not None:
-                        await self.seating.player_returned(table_id, person, "move", game.number,
-                                                           hand_number(game.state))
-                        table = await self.seating.table(table_id, fresh=True)
+                    reclaim = (person is not None
+                               and table.state.seats[person].takeover is not None)
+                    if reclaim and person is not None and table.state.seats[person].held_until == (
+                            game.number, hand_number(game.state)):
+                        raise SeatHeldByBot(
+                            "your turn clock ran out twice on one turn: the bot plays your "
+                            "seat to the end of this hand, and you are back from the next")
                     due = self._due_after(table, new_state)
                     stream = game_stream(table_id, game.number)
                     try:
@@ -195,8 +198,25 @@ class Commands:
                     self.wakeups.due(table_id, due.seconds)
                     log.info("command applied", actor=actor, command=type(command).__name__,
                              game=game.number, version=new_version)
+                    if reclaim:
+                        # After the move, never before: a move refused takes nothing back.
+                        assert person is not None
+                        await self._reclaimed(table_id, person, game.number, new_state)
                     return new_version
                 raise IllegalMove("the table is too busy: try again")
+
+    async def _reclaimed(self, table_id: str, seat: int, game: int, state: GameState) -> None:
+        """The person's accepted move takes their seat back from the bot.  A
+        failure here leaves the move made and the bot in the seat (it plays
+        on until "I'm back"): logged, not the mover's refusal."""
+        try:
+            await self.seating.player_returned(table_id, seat, "move", game, hand_number(state))
+        except SeatHeldByBot as error:
+            log.warning("a move was made but the seat stays with the bot", seat=seat,
+                        error=repr(error))
+        except TRANSIENT as error:
+            log.warning("a move was made but the seat stays with the bot", seat=seat,
+                        error=repr(error))
 
     async def come_back(self, table_id: str, seat: int) -> None:
         """The person at ``seat`` says "I'm back": the bot gives the seat back

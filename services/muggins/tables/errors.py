@@ -15,6 +15,9 @@ class Refusal(Exception):
 
     code = "refused"
     status = 409
+    #: Whether it counts against the socket that asked (its strikes): not
+    #: for a limit of the table's that others' doing may have reached.
+    strikes = True
 
 
 class TableNotFound(Refusal, LookupError):
@@ -60,8 +63,11 @@ class ChatOff(Refusal):
 
 
 class ChatRateLimited(Refusal):
+    """The table is talking too fast (everyone at it together)."""
+
     code = "chat-rate-limited"
     status = 429
+    strikes = False
 
 
 class ChatFull(Refusal):
@@ -69,6 +75,7 @@ class ChatFull(Refusal):
 
     code = "chat-full"
     status = 409
+    strikes = False
 
 
 class ChatNameTaken(Refusal):
@@ -76,6 +83,7 @@ class ChatNameTaken(Refusal):
 
     code = "chat-name-taken"
     status = 409
+    strikes = False
 
 
 class ChatRejected(Refusal):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 
 import structlog
@@ -24,6 +25,7 @@ from muggins.bus.connection import Bus
 from muggins.bus.jetstream import BUS_TRANSIENT
 from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.streams import spectators_subject
+from muggins.tables.chat import RECENT
 from muggins.tables.follower import Followers, GameFollower, start_once
 from muggins.tables.protocol import (
     ChatLine,
@@ -44,6 +46,8 @@ SPECTATOR_BACKLOG = 2000
 #: Seconds between repeats of each process's spectator counts, for players who
 #: connected since (changes are told at once).
 COUNT_EVERY = 10.0
+#: Seconds within which a change of the count is told (changes meanwhile join it).
+COUNT_COALESCE = 0.5
 
 
 @dataclass(eq=False)
@@ -111,6 +115,8 @@ class TableFeed:
         self.spectators: set[Spectator] = set()
         #: Its follower ended by a bug: nobody joins it any more.
         self.failed = False
+        #: The lines said lately, encoded (a joining spectator gets them).
+        self.chat: deque[FeedMessage] = deque(maxlen=RECENT)
 
     @property
     def following(self) -> GameFollower:
@@ -143,6 +149,7 @@ class TableFeed:
                             follower.count_parts[version - 1])
         if follower.state is not None:
             self.view = _message(self._view_message(), self.game, self.version)
+        self.chat.extend(_message(line, self.game, self.version) for line in follower.chat)
 
     async def close(self) -> None:
         await self.followers.leave(self.table_id, self)
@@ -179,8 +186,8 @@ class TableFeed:
                 spectator.offer(self.view)
         if chat:
             # The lines said lately, after the welcome (the page drops one it has twice).
-            for line in self.following.chat:
-                spectator.offer(_message(line, self.game, self.version))
+            for line in self.chat:
+                spectator.offer(line)
         self.spectators.add(spectator)
         return spectator
 
@@ -212,7 +219,9 @@ class TableFeed:
             self._broadcast(self.view)
 
     async def on_chat(self, follower: GameFollower, line: ChatLine) -> None:
-        self._broadcast(_message(line, self.game, self.version))
+        message = _message(line, self.game, self.version)
+        self.chat.append(message)
+        self._broadcast(message)
 
     async def on_failed(self, follower: GameFollower) -> None:
         """The follower ended by a bug (logged): every spectator is cut off
@@ -251,6 +260,10 @@ class SpectatorFeeds:
         self._feeds: dict[str, TableFeed] = {}
         self._starting: dict[str, asyncio.Task[TableFeed]] = {}
         self._repeating: asyncio.Task[None] | None = None
+        #: Tasks of this object's own (leaving for dropped streams, counts told soon).
+        self._tasks: set[asyncio.Task[None]] = set()
+        #: Feeds whose players will hear the count soon (one message a second at most).
+        self._telling: set[str] = set()
 
     def watching(self, table_id: str) -> int:
         feed = self._feeds.get(table_id)
@@ -290,15 +303,44 @@ class SpectatorFeeds:
         """A new spectator of the table (see TableFeed.join); the players are told."""
         feed = await self.feed(table_id)
         spectator = feed.join(since, game, chat=chat)
-        await self._tell_players(feed)
+        self._count_changed(feed)
         return feed, spectator
+
+    def leave_soon(self, feed: TableFeed, spectator: Spectator) -> None:
+        """``leave``, for a spectator whose own task is gone (an event stream
+        dropped): out of the feed now, the rest in a task kept here."""
+        feed.leave(spectator)
+        try:
+            self._keep(asyncio.get_running_loop().create_task(self.leave(feed, spectator)))
+        except RuntimeError:  # no loop: the process is ending, and the feed with it
+            return
 
     async def leave(self, feed: TableFeed, spectator: Spectator) -> None:
         feed.leave(spectator)
-        await self._tell_players(feed)
+        self._count_changed(feed)
         if not feed.spectators and self._feeds.get(feed.table_id) is feed:
             del self._feeds[feed.table_id]
             await feed.close()
+
+    def _count_changed(self, feed: TableFeed) -> None:
+        """The players hear the new count within COUNT_COALESCE seconds: a
+        crowd coming or going is one message to them, not one per spectator."""
+        if feed.table_id in self._telling:
+            return
+        self._telling.add(feed.table_id)
+
+        async def tell() -> None:
+            try:
+                await asyncio.sleep(COUNT_COALESCE)
+                await self._tell_players(feed)
+            finally:
+                self._telling.discard(feed.table_id)
+
+        self._keep(asyncio.get_running_loop().create_task(tell()))
+
+    def _keep(self, task: asyncio.Task[None]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _tell_players(self, feed: TableFeed) -> None:
         """The table's players hear how many watch through this process: a
@@ -318,6 +360,11 @@ class SpectatorFeeds:
             self._repeating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._repeating
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         for feed in list(self._feeds.values()):
             await feed.close()
         self._feeds.clear()

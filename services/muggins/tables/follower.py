@@ -130,6 +130,10 @@ class GameFollower:
         #: The chat stream's version told so far, and lines come early.
         self.chat_version = 0
         self._chat_pending: dict[int, RecordedEvent] = {}
+        #: Whether the chat's recent lines were read (at the start, or since).
+        self._chat_known = False
+        #: Readers waiting to join (Followers.join): not stopped under them.
+        self.joining = 0
 
     # ------------------------------------------------------------ life
 
@@ -275,8 +279,8 @@ class GameFollower:
                 return
         if self.game:
             await self._read_game()
-        if self._chat_pending:  # a line the bus skipped: the store has it
-            await self._read_chat()
+        # The chat too: a line the bus skipped is in the store.
+        await self._read_chat(recent_only=not self._chat_known)
         await self._settle()
 
     async def _read_chat(self, *, recent_only: bool = False) -> None:
@@ -285,10 +289,14 @@ class GameFollower:
         try:
             after = self.chat_version
             if recent_only:
-                after = max(0, await self.store.stream_version(stream) - RECENT)
+                after = max(self.chat_version,
+                            await self.store.stream_version(stream) - RECENT)
                 self.chat_version = after
+                self._chat_pending = {version: line for version, line
+                                      in self._chat_pending.items() if version > after}
             for recorded in await self.store.read_stream(stream, after):
                 self._chat_pending.setdefault(recorded.stream_version, recorded)
+            self._chat_known = True
         except TRANSIENT as error:  # the store away: the next check tries again
             log.warning("could not read the chat from the store", table=self.table_id,
                         error=repr(error))
@@ -353,6 +361,8 @@ class GameFollower:
             log.error("a reader failed to take a change; it is dropped", table=self.table_id,
                       error=repr(error), exc_info=error)
             self.readers.discard(reader)
+            with contextlib.suppress(Exception):  # told, so that it closes and reconnects
+                await reader.on_failed(self)
 
     def _fold_table(self) -> bool:
         if self.table is None:
@@ -412,20 +422,32 @@ class Followers:
         """``reader`` follows the table from now on; ``on_join`` runs first, with
         nothing told meanwhile (where the reader shows its first state).
         TableNotFound if there is no such table."""
-        follower = await self._follower(table_id)
-        async with follower.lock:
-            if on_join is not None:
-                await on_join(follower)
-            follower.readers.add(reader)
-        return follower
+        while True:
+            follower = await self._follower(table_id)
+            # Counted while it waits for the lock: the last reader leaving
+            # meanwhile must not stop the follower this one is joining.
+            follower.joining += 1
+            try:
+                async with follower.lock:
+                    entry = self._followers.get(table_id)
+                    if entry is None or entry[0] is not follower:
+                        continue  # it was stopped meanwhile (a bug): a new one
+                    if on_join is not None:
+                        await on_join(follower)
+                    follower.readers.add(reader)
+                    return follower
+            finally:
+                follower.joining -= 1
 
     async def leave(self, table_id: str, reader: Reader) -> None:
         entry = self._followers.get(table_id)
         if entry is None:
             return
         follower, task = entry
+        if reader not in follower.readers:
+            return  # a reader of an earlier follower (stopped since): nothing of this one
         follower.readers.discard(reader)
-        if not follower.readers:
+        if not follower.readers and not follower.joining:
             del self._followers[table_id]
             await _stop(follower, task)
 

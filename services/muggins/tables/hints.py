@@ -56,26 +56,36 @@ class Hints:
                 or not follower.at_append_end or forced_move(state) is not None):
             raise IllegalMove("a hint is for your own turn, when you have a play to choose")
         key = (follower.table_id, follower.game, follower.version, seat)
-        started = max((i for i, e in enumerate(follower.events) if isinstance(e, HandStarted)),
-                      default=0)
-        events = follower.events[started:]
-        return await self._working.answer(
-            key, lambda: self._read_or_think(key, state, events, payers))
-
-    async def _read_or_think(self, key: tuple[str, int, int, int], state: GameState,
-                             events: Sequence[Event], payers: list[Payer]) -> Hint:
         stored = await self.pool.fetchval(QUERIES["stored_hint"], *key)
         if stored is not None:
             count("hint", "cached")
             return _hint_decoder.decode(stored)
+        # Each asker pays for a hint not kept yet (the budget's refusal is
+        # the asker's own, never shared with another asking the same).
         self.admission.admit("hint", payers)
+        started = max((i for i, e in enumerate(follower.events) if isinstance(e, HandStarted)),
+                      default=0)
+        events = follower.events[started:]
+        return await self._working.answer(key, lambda: self._think(key, state, events, payers))
+
+    async def _think(self, key: tuple[str, int, int, int], state: GameState,
+                     events: Sequence[Event], payers: list[Payer]) -> Hint:
         try:
-            best = await self.thinker.suggest(state, events, "/".join(map(str, key[:3])))
+            address = next((payer.key for payer in payers if payer.kind == "address"), "")
+            best = await self.thinker.suggest(state, events, "/".join(map(str, key[:3])),
+                                              payer=address)
         except SpareTimeBusy:
             count("hint", "busy")
             raise HintUnavailable("the expert has too many hints to think about: "
                                   "try again in a moment") from None
+        except Exception:
+            count("hint", "failed")
+            raise
         hint = Hint(key[1], key[2], best.tile, best.end, best.scores_now,
                     round(best.expected_points, 1))
         kept = await self.pool.fetchval(QUERIES["keep_hint"], *key, msgspec.json.encode(hint))
+        if kept is None:
+            # Another process kept one in the same instant (its row was not in
+            # this statement's snapshot): that one is the answer.
+            kept = await self.pool.fetchval(QUERIES["stored_hint"], *key)
         return hint if kept is None else _hint_decoder.decode(kept)

@@ -11,10 +11,7 @@ counted here too, per process.
 from __future__ import annotations
 
 import time
-import weakref
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Literal
 
 from muggins.tables.metrics import OPEN_SOCKETS
@@ -110,22 +107,12 @@ class SocketsPerAddress:
             return None
         return SocketLease(self, address, kind)
 
-    @contextmanager
-    def slot(self, address: str, kind: SocketKind) -> Iterator[bool]:
-        """A slot for one more socket from ``address`` (False: it has too many)."""
-        lease = self.lease(address, kind)
-        try:
-            yield lease is not None
-        finally:
-            if lease is not None:
-                lease.release()
 
 
 class SocketLease:
-    """One socket's place in its address's count.  Released once, whoever
-    asks first: the socket's own ending, or (for an event stream whose body
-    never started, so that its ``finally`` never runs) the collection of the
-    object that held it."""
+    """One socket's place in its address's count, released once whoever
+    asks (muggins.tables.watch.EventStream releases an event stream's when
+    its body is dropped unstarted, as well as when it ends)."""
 
     def __init__(self, sockets: SocketsPerAddress, address: str, kind: SocketKind) -> None:
         self._sockets = sockets
@@ -138,6 +125,3 @@ class SocketLease:
             self.released = True
             self._sockets.give_back(self.address, self.kind)
 
-    def release_with(self, holder: object) -> None:
-        """Release when ``holder`` is collected, if nothing released it before."""
-        weakref.finalize(holder, self.release)

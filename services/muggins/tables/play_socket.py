@@ -229,8 +229,7 @@ class SeatHandler:
             before = self.watching
             self.spectator_counts[count.process] = count.count
             if self.watching != before and self.session is not None:
-                with contextlib.suppress(Exception):  # the socket may be closing
-                    await self.session.send(SpectatorsMessage(self.watching))
+                self._post(SpectatorsMessage(self.watching))  # queued: a slow reader waits alone
 
     # ------------------------------------------------------------ messages
 
@@ -264,7 +263,7 @@ class SeatHandler:
         await self.runtime.chat.say(
             self.table_id, table.state, name=seat.name or seat.display_name
             or f"seat {self.seat + 1}", seat=self.seat, text=chat.text, phrase=chat.phrase,
-            payers=[session.socket_payer, session.payer])
+            payers=[session.socket_payer, session.address_payer])
 
     def _start_hint(self, session: SocketSession) -> None:
         """Think of a hint beside the socket's loop (pings and moves are
@@ -274,7 +273,7 @@ class SeatHandler:
         self.hinting = asyncio.create_task(self._hint(session))
 
     async def _hint(self, session: SocketSession) -> None:
-        payers = [Payer("seat", f"{self.table_id}/{self.seat}"), session.payer]
+        payers = [Payer("seat", f"{self.table_id}/{self.seat}"), session.address_payer]
         if self.player_id is not None:
             payers.append(Payer("identity", self.player_id))
         try:

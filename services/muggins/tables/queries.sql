@@ -148,3 +148,9 @@ SELECT analysis FROM hand_analyses WHERE table_id = $1 AND game = $2 AND hand = 
 -- name: keep_analysis
 INSERT INTO hand_analyses (table_id, game, hand, analysis) VALUES ($1, $2, $3, $4)
 ON CONFLICT DO NOTHING;
+
+-- name: chat_line_said_within
+-- Whether the chat stream's line at this version was said within the last
+-- $3 seconds, by the database's own clock (the one that recorded it).
+SELECT recorded_at > clock_timestamp() - make_interval(secs => $3)
+  FROM events WHERE stream_id = $1 AND stream_version = $2;

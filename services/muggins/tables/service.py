@@ -72,7 +72,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
         if settings.projectors_in_process and players else []
     )
     runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, bots,
-                      TableChat(infra.store, admission),
+                      TableChat(infra.pool, infra.store, admission),
                       SocketsPerAddress(settings.sockets_per_address, settings.penalty_seconds),
                       admission, Hints(infra.pool, admission, thinker),
                       Analyses(infra.pool, admission, thinker), scheduler, projectors)

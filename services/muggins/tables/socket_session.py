@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -125,9 +126,10 @@ class SocketSession:
         #: Where the send loop takes what to send, if not the outbox: a
         #: spectator's place in the table's feed (muggins.tables.watch).
         self.source: Callable[[], Awaitable[str | Closing]] = self.outbox.get
-        #: Who pays for what this socket asks (muggins.tables.admission).
-        self.payer = Payer("address", self.address)
-        self.socket_payer = Payer("socket", str(id(self)))
+        #: Who pays for what this socket asks (muggins.tables.admission):
+        #: its address, and the socket itself (an id never given twice).
+        self.address_payer = Payer("address", self.address)
+        self.socket_payer = Payer("socket", uuid.uuid4().hex)
 
     # ------------------------------------------------------------ sending
 
@@ -229,12 +231,14 @@ class SocketSession:
         """Read messages and send the outbox until either side stops; then stop both."""
         tasks = [asyncio.create_task(self._receive_loop()),
                  asyncio.create_task(self._send_loop())]
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        for task in pending:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:  # also when this socket's own task is cancelled (shutdown)
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         for task in done:
             error = task.exception()
             if error is not None and not isinstance(error, WebSocketDisconnect):
@@ -275,7 +279,11 @@ class SocketSession:
             except IllegalMove as error:
                 await self.send(ErrorMessage(error.code, str(error), self.handler.version()))
             except Refusal as error:
-                await self.strike(error.code, str(error))
+                if error.strikes:
+                    await self.strike(error.code, str(error))
+                else:  # the table's limit, not this client's doing
+                    await self.send(ErrorMessage(error.code, str(error),
+                                                 self.handler.version()))
             except TRANSIENT as error:
                 log.warning("a message could not be carried out now", error=repr(error))
                 await self.send(ErrorMessage(

@@ -9,7 +9,6 @@ the chat under a name that is not a seated player's.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import weakref
 from collections.abc import AsyncIterator
@@ -40,8 +39,6 @@ from muggins.tables.socket_session import TOO_SLOW, Closing, SocketSession, serv
 
 #: Seconds between SSE comments that keep idle connections (and proxies) open.
 SSE_KEEPALIVE = 15.0
-#: The largest game number a spectator may name.
-MAX_GAME = 1_000_000
 
 
 class SpectatorHandler:
@@ -66,8 +63,8 @@ class SpectatorHandler:
         checked = streams.table_id(self.asked_for)
         if self.since is not None and self.since < 0:
             raise BadRequest("since is a version: 0 or more")
-        if self.game is not None and not 0 <= self.game <= MAX_GAME:
-            raise BadRequest(f"game is a game number: 0 to {MAX_GAME}")
+        if self.game is not None and not 0 <= self.game <= streams.MAX_GAME:
+            raise BadRequest(f"game is a game number: 0 to {streams.MAX_GAME}")
         self.feed, self.current = await self.runtime.feeds.join(checked, self.since, self.game)
         session.source = self.next_message
 
@@ -103,7 +100,7 @@ class SpectatorHandler:
         await self.runtime.chat.say(
             self.feed.table_id, table.state, name=speaker_name(chat.name, "spectator"),
             seat=None, text=chat.text, phrase=chat.phrase,
-            payers=[session.socket_payer, session.payer])
+            payers=[session.socket_payer, session.address_payer])
 
     async def finish(self, session: SocketSession) -> None:
         if self.feed is not None and self.current is not None:
@@ -175,9 +172,7 @@ class EventStream:
             return
         self.ended = True
         self.lease.release()
-        self.feed.leave(self.spectator)
-        with contextlib.suppress(RuntimeError):  # no loop (the process is ending): done above
-            asyncio.get_running_loop().create_task(self.feeds.leave(self.feed, self.spectator))
+        self.feeds.leave_soon(self.feed, self.spectator)
 
 
 @get("/tables/{table_id:str}/events", summary="A table's public events as Server-Sent Events",

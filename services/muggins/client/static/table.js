@@ -999,7 +999,8 @@ function renderChat() {
   const list = $("chat");
   const lines = state.chat.map((line) => {
     const silenced = muted.has(line.name);
-    const who = line.seat === null || line.seat === undefined ? line.name : `${line.name} (${seatLabel(line.seat)})`;
+    // A spectator's line always says so, whatever name they gave: nobody watching reads as seated.
+    const who = line.seat === null || line.seat === undefined ? `${line.name} (${t("table.chatWatching")})` : `${line.name} (${seatLabel(line.seat)})`;
     return el("li", { class: silenced ? "muted-line" : null, dataset: { id: String(line.id) } },
       el("button", {
         type: "button", class: "chat-name", title: t(silenced ? "table.chatUnmute" : "table.chatMute", { name: line.name }),
