@@ -217,6 +217,10 @@ async def test_a_tables_chat_holds_its_rate_and_its_size_across_processes(
         await say(number, f"10.0.0.{number}")
     with pytest.raises(ChatRateLimited):
         await say(99, "10.0.1.1")
+    # Spectators stop at half the table's bounds: they are refused earlier.
+    with pytest.raises(ChatRateLimited):
+        await chat.say(table_id, state, name="Zoe", seat=None, text="hi", phrase=None,
+                       payers=[Payer("socket", "z"), Payer("address", "10.0.2.1")])
     stream = chat_stream(table_id)
     assert await service.infra.store.stream_version(stream) == chat_module.TABLE_BURST
     monkeypatch.setattr(chat_module, "MAX_LINES", chat_module.TABLE_BURST)

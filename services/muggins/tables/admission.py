@@ -91,12 +91,13 @@ class Throttled(Refusal):
     status = 429
 
     def __init__(self, work: Work, payer: PayerKind, retry_after: float) -> None:
-        noun = {"hint": "hints", "analysis": "analyses", "chat-seat": "messages",
-                "chat-spectator": "messages"}[work]
+        noun = {"hint": "hints", "analysis": "analyses"}.get(work, "messages")
         whose = {"seat": "this seat", "identity": "you", "address": "your address",
                  "table": "this table's spectators", "socket": "you"}[payer]
-        super().__init__(f"too many {noun} from {whose}: try again in "
-                         f"{max(1, round(retry_after))} s")
+        wait = max(1, round(retry_after))
+        super().__init__(f"talking too fast ({whose}): try again in {wait} s"
+                         if work.startswith("chat")
+                         else f"too many {noun} from {whose}: try again in {wait} s")
         self.code = "chat-rate-limited" if work.startswith("chat") else f"{work}-rate-limited"
         self.payer = payer
         self.retry_after = retry_after

@@ -28,12 +28,13 @@ import structlog
 from litestar.connection import WebSocket
 from litestar.exceptions import WebSocketDisconnect
 
+from muggins.bus.jetstream import outage
 from muggins.logs import log_context
 from muggins.rules.errors import IllegalMove
 from muggins.streams import NoSuchTable, is_table_id
 from muggins.tables.admission import Payer
 from muggins.tables.client_address import client_address
-from muggins.tables.errors import TRANSIENT, Refusal
+from muggins.tables.errors import Refusal
 from muggins.tables.limits import POLICY_VIOLATION, SocketKind, Strikes, TokenBucket
 from muggins.tables.protocol import (
     Chat,
@@ -206,7 +207,10 @@ class SocketSession:
             await self.fail(code, str(refusal), POLICY_VIOLATION)
             await self.handler.finish(self)
             return
-        except TRANSIENT as error:
+        except Exception as error:
+            if not outage(error):
+                await self.handler.finish(self)
+                raise
             log.warning("a socket could not start", error=repr(error))
             await self.fail("unavailable", "the table cannot be reached just now: "
                             "reconnect in a moment", TRY_AGAIN_LATER)
@@ -284,7 +288,9 @@ class SocketSession:
                 else:  # the table's limit, not this client's doing
                     await self.send(ErrorMessage(error.code, str(error),
                                                  self.handler.version()))
-            except TRANSIENT as error:
+            except Exception as error:
+                if not outage(error):
+                    raise
                 log.warning("a message could not be carried out now", error=repr(error))
                 await self.send(ErrorMessage(
                     "unavailable", "the table cannot be reached just now: try again",
