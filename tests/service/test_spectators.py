@@ -226,8 +226,13 @@ async def test_a_spectators_only_service_follows_games_played_through_another(
 
 async def test_an_sse_spectator_that_goes_away_is_no_longer_counted(service: Running) -> None:
     table_id, player = await human_vs_bot(service)
-    await sse(service, table_id, lambda m: m["type"] == "welcome")  # reads, then hangs up
+    hang_up = asyncio.Event()
+    # Watches until the player has heard of it (a spectator gone within the
+    # half second counts are gathered over is never announced), then hangs up.
+    watching = asyncio.create_task(sse(service, table_id, lambda m: hang_up.is_set()))
     await player.until(lambda m: m["type"] == "spectators" and m["count"] == 1)
+    hang_up.set()
+    await watching
     await player.until(lambda m: m["type"] == "spectators" and m["count"] == 0)
     await player.close()
 
