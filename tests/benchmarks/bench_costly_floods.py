@@ -51,7 +51,7 @@ from tests.benchmarks.common import bench_servers, messages_until, percentile
 SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
 FLOODS = os.environ.get("MUGGINS_BENCH_FLOODS", "hints,analyses,chat").split(",")
 PROBE_EXPERTS = int(os.environ.get("MUGGINS_BENCH_PROBE_EXPERTS", "3"))
-PROBE_PAIRS = int(os.environ.get("MUGGINS_BENCH_PROBE_PAIRS", "20"))
+PROBE_PAIRS = int(os.environ.get("MUGGINS_BENCH_PROBE_PAIRS", "100"))
 #: Bot games played before the runs, whose hands the analysis flood asks about.
 FINISHED_GAMES = int(os.environ.get("MUGGINS_BENCH_FINISHED_GAMES", "12"))
 #: The flooder's addresses: loopback, none of them the probes' 127.0.0.1.
@@ -311,10 +311,11 @@ async def flood_chat(base_url: str, address: str, until: float, tally: Counter[s
                                           local_addr=(address, 0), ping_interval=None,
                                           max_size=2**22) as ws:
                 async def drain() -> None:
-                    async for raw in ws:
-                        kind = json.loads(raw)["type"]
-                        if kind in ("chat", "error"):
-                            tally[f"got {kind}"] += 1
+                    with contextlib.suppress(websockets.ConnectionClosed):
+                        async for raw in ws:
+                            kind = json.loads(raw)["type"]
+                            if kind in ("chat", "error"):
+                                tally[f"got {kind}"] += 1
 
                 reader = asyncio.create_task(drain())
                 line = 0

@@ -37,7 +37,7 @@ from prometheus_client import Counter
 
 from muggins.tables.errors import Refusal
 
-Work = Literal["hint", "analysis", "chat-seat", "chat-spectator"]
+Work = Literal["hint", "analysis", "analysis-request", "chat-seat", "chat-spectator"]
 PayerKind = Literal["seat", "identity", "address", "table", "socket"]
 
 COSTLY_WORK = Counter("muggins_costly_work_total",
@@ -71,6 +71,8 @@ QUOTAS: dict[tuple[Work, PayerKind], Quota] = {
     ("hint", "identity"): Quota(burst=8, per_minute=10),
     ("hint", "address"): Quota(burst=12, per_minute=20),
     ("analysis", "address"): Quota(burst=4, per_minute=6),
+    #: Any analysis request, a read of a kept one too, before it costs a query.
+    ("analysis-request", "address"): Quota(burst=30, per_minute=60),
     ("chat-seat", "socket"): Quota(burst=4, per_minute=30),
     ("chat-seat", "address"): Quota(burst=8, per_minute=40),
     ("chat-spectator", "socket"): Quota(burst=2, per_minute=4),
@@ -91,14 +93,17 @@ class Throttled(Refusal):
     status = 429
 
     def __init__(self, work: Work, payer: PayerKind, retry_after: float) -> None:
-        noun = {"hint": "hints", "analysis": "analyses"}.get(work, "messages")
+        noun = {"hint": "hints", "analysis": "analyses",
+                "analysis-request": "analysis requests"}.get(work, "messages")
         whose = {"seat": "this seat", "identity": "you", "address": "your address",
                  "table": "this table's spectators", "socket": "you"}[payer]
         wait = max(1, round(retry_after))
         super().__init__(f"talking too fast ({whose}): try again in {wait} s"
                          if work.startswith("chat")
                          else f"too many {noun} from {whose}: try again in {wait} s")
-        self.code = "chat-rate-limited" if work.startswith("chat") else f"{work}-rate-limited"
+        self.code = ("chat-rate-limited" if work.startswith("chat")
+                     else "analysis-rate-limited" if work.startswith("analysis")
+                     else f"{work}-rate-limited")
         self.payer = payer
         self.retry_after = retry_after
         # The table's spectators together ran out: not this socket's doing alone.

@@ -10,6 +10,8 @@ the spare-time worker at the lowest priority, after the bots and the hints
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import structlog
 from litestar import Request, Response, get
@@ -32,6 +34,8 @@ from muggins.tables.http import refused, runtime_of
 from muggins.tables.seating import QUERIES
 
 log = structlog.get_logger(__name__)
+#: The longest a refused request waits before its 429 (seconds).
+REFUSED_WAIT = 2.0
 
 
 class AnalysisUnavailable(Refusal):
@@ -55,14 +59,17 @@ class Analyses:
         Reading one already thought is free; thinking a new one is charged
         to the client's address (Throttled past its budget)."""
         key = streams.hand_ref(table_id, game, hand)  # NoSuchTable, NoSuchHand: 404
+        address = client_address(request)
+        payer = [Payer("address", address)]
+        # Every request pays a little before it costs a query; a new analysis
+        # pays more, before its game is loaded.  A refusal is the asker's own,
+        # never shared with another asking for the same hand.
+        self.admission.admit("analysis-request", payer)
         kept = await self.pool.fetchval(QUERIES["stored_analysis"], *key)
         if kept is not None:
             count("analysis", "cached")
             return bytes(kept)
-        # Before anything costs: even a game's loading is charged, and a
-        # refusal is the asker's own, never shared with another asking the same.
-        address = client_address(request)
-        self.admission.admit("analysis", [Payer("address", address)])
+        self.admission.admit("analysis", payer)
         store = runtime_of(request).infra.store
         return await self._working.answer(key, lambda: self._think(store, key, address))
 
@@ -106,6 +113,10 @@ async def hand_analysis(
     try:
         answer = await runtime_of(request).analyses.analysis(request, table_id, game, hand)
     except Throttled as error:
+        # The refused wait before they hear it: a client that asks again at
+        # once, without end, asks a few times a second per connection, not
+        # hundreds (a sleeping request costs this side next to nothing).
+        await asyncio.sleep(min(error.retry_after, REFUSED_WAIT))
         raise HTTPException(status_code=429, detail=str(error),
                             extra={"code": error.code},
                             headers={"Retry-After": str(max(1, round(error.retry_after)))}

@@ -102,11 +102,12 @@ async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg
 
 async def log_bug(error: BaseException, scope: Scope) -> None:
     """Every exception a request or a socket ends with that is neither a
-    refusal (4xx) nor an outage (503): a bug, logged with its traceback and
+    refusal (4xx, or a deliberate 503) nor an outage: a bug, logged with its traceback and
     answered 500 (litestar's own logging is off: logs go through
     muggins.logs), so that none passes silently."""
-    if isinstance(error, HTTPException) and error.status_code < 500:
-        return
+    if isinstance(error, HTTPException) and (error.status_code < 500
+                                             or error.status_code == 503):
+        return  # a refusal, or "unavailable, try again" said on purpose
     if isinstance(error, (*TRANSIENT, RecursionError, WebSocketDisconnect)):
         return
     log.error("a request failed with an error that is not an outage", path=scope.get("path"),

@@ -119,6 +119,8 @@ class SocketSession:
         self.address = client_address(socket)
         self.outbox: asyncio.Queue[str | Closing] = asyncio.Queue(OUTBOX_LIMIT)
         self.send_lock = asyncio.Lock()
+        #: Closed by this side: what fails to be sent after it is no error.
+        self.closed = False
         self.strikes = Strikes()
         self.commands = TokenBucket(runtime.options.commands_per_second,
                                     runtime.options.command_burst)
@@ -160,10 +162,11 @@ class SocketSession:
         """Tell the client what was refused (and close, with ``close``)."""
         with contextlib.suppress(Exception):
             await self.send(ErrorMessage(code, message, self.handler.version()))
-            if close is not None:
-                await self.socket.close(close, message[:120])
+        if close is not None:
+            await self.close(close, message)
 
     async def close(self, code: int, reason: str) -> None:
+        self.closed = True
         with contextlib.suppress(Exception):
             await self.socket.close(code, reason[:120])
 
@@ -245,9 +248,15 @@ class SocketSession:
                     await task
         for task in done:
             error = task.exception()
-            if error is not None and not isinstance(error, WebSocketDisconnect):
+            if error is not None and not self._gone(error):
                 log.error("connection failed", error=repr(error), exc_info=error)
-                await self.close(1011, "internal error")
+                await self.close(INTERNAL_ERROR, "internal error")
+
+    def _gone(self, error: BaseException) -> bool:
+        """Whether ``error`` only says the connection ended: the client went
+        (a disconnect; an OSError of the socket: the loops wait out the
+        store's and the bus's own), or this side had closed it."""
+        return self.closed or isinstance(error, (WebSocketDisconnect, OSError))
 
     async def _send_loop(self) -> None:
         while True:
