@@ -56,6 +56,9 @@ PROBE_PAIRS = int(os.environ.get("MUGGINS_BENCH_PROBE_PAIRS", "100"))
 FINISHED_GAMES = int(os.environ.get("MUGGINS_BENCH_FINISHED_GAMES", "12"))
 #: The flooder's addresses: loopback, none of them the probes' 127.0.0.1.
 FLOOD_ADDRESSES = [f"127.0.0.{n}" for n in range(10, 30)]
+#: The probes' addresses: each client its own, as people are, so that the
+#: service runs with its default per-address limits (the flooder meets them).
+PROBE_ADDRESSES = [f"127.0.1.{n}" for n in range(1, 255)]
 #: How long a person at a probe table takes to play (as in bench service).
 THINK = (0.3, 0.5)
 
@@ -67,10 +70,10 @@ class ExpertReplies:
 
 
 async def person_against_expert(ws_url: str, table_id: str, token: str, replies: ExpertReplies,
-                                until: float, rng: random.Random) -> None:
+                                until: float, rng: random.Random, address: str) -> None:
     """Play seat 0 against the expert: time from our move to the bot's next event."""
     async with websockets.connect(f"{ws_url}/tables/{table_id}/play", max_size=2**22,
-                                  ping_interval=None) as ws:
+                                  ping_interval=None, local_addr=(address, 0)) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
         moved_at: float | None = None
         planned = -1
@@ -161,13 +164,18 @@ class ProbeTables:
 
 
 async def probe_tables(base_url: str) -> ProbeTables:
-    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
-        expert_tables = []
-        for _ in range(PROBE_EXPERTS):
-            table_id = await create(http, {"seats": 2, "bots": [{"seat": 1, "level": "expert"}]})
-            expert_tables.append((table_id, await sit(http, table_id, 0, "Ana")))
-        pairs = []
-        for _ in range(PROBE_PAIRS):
+    expert_tables = []
+    pairs = []
+    for number in range(PROBE_EXPERTS + PROBE_PAIRS):
+        address = PROBE_ADDRESSES[number % len(PROBE_ADDRESSES)]
+        async with httpx.AsyncClient(
+                base_url=base_url, timeout=30,
+                transport=httpx.AsyncHTTPTransport(local_address=address)) as http:
+            if number < PROBE_EXPERTS:
+                table_id = await create(http, {"seats": 2,
+                                               "bots": [{"seat": 1, "level": "expert"}]})
+                expert_tables.append((table_id, await sit(http, table_id, 0, "Ana")))
+                continue
             table_id = await create(http, {"seats": 2})
             for seat in (0, 1):
                 pairs.append((table_id, await sit(http, table_id, seat, f"P{seat}"), seat))
@@ -182,11 +190,14 @@ async def run_probes(base_url: str, tables: ProbeTables) -> Probes:
     rng = random.Random(2026)
     await asyncio.gather(
         *(person_against_expert(ws_url, table_id, token, experts, until,
-                                random.Random(rng.random()))
-          for table_id, token in expert_tables),
+                                random.Random(rng.random()),
+                                PROBE_ADDRESSES[number % len(PROBE_ADDRESSES)])
+          for number, (table_id, token) in enumerate(expert_tables)),
         *(seat_player(ws_url, table_id, token, seat, players, until,
-                      random.Random(rng.random()))
-          for table_id, token, seat in pairs))
+                      random.Random(rng.random()),
+                      local_address=PROBE_ADDRESSES[(PROBE_EXPERTS + number // 2)
+                                                    % len(PROBE_ADDRESSES)])
+          for number, (table_id, token, seat) in enumerate(pairs)))
     return Probes(experts, players)
 
 
@@ -199,11 +210,18 @@ async def chat_rows(database_url: str) -> int:
         await connection.close()
 
 
-async def one_run(folder: Path, env: dict[str, str], flood: str | None,
-                  targets: list[str]) -> tuple[Probes, Counter[str], float]:
+async def one_run(folder: Path, env: dict[str, str], flood: str | None
+                  ) -> tuple[Probes, Counter[str], float]:
+    # The default settings (the per-address limits among them), but no bot
+    # delay: the expert's reply is then its thinking and the service's time.
     async with service_process(folder, env, f"run-{flood or 'none'}",
-                               "--bot-delay", "0") as base_url:
+                               "--bot-delay", "0", "--hand-pause", "0",
+                               quotas=True) as base_url:
         flooder = None
+        targets: list[str] = []
+        if flood == "analyses":
+            targets = await finished_hands(base_url)
+            print(f"{'':<16} {len(targets)} finished hands for the analysis flood", flush=True)
         tables = await probe_tables(base_url)
         if flood == "chat":
             targets = sorted({table_id for table_id, _, _ in tables.pairs})
@@ -356,16 +374,11 @@ async def main() -> int:
     print(f"probes: {PROBE_EXPERTS} person-against-expert tables, {PROBE_PAIRS} tables of "
           f"two people; {SECONDS:.0f} s a run; floods: {', '.join(FLOODS)}", flush=True)
     rows: list[tuple[str, float, float]] = []
-    with bench_servers() as (folder, env):
-        targets: list[str] = []
-        if "analyses" in FLOODS:
-            async with service_process(folder, env, "setup", "--bot-delay", "0",
-                                       "--hand-pause", "0") as base_url:
-                targets = await finished_hands(base_url)
-            print(f"{len(targets)} finished hands for the analysis flood", flush=True)
-        for flood_kind in [None, *FLOODS]:
-            probes, outcomes, rows_per_second = await one_run(
-                folder, env, flood_kind, targets if flood_kind == "analyses" else [])
+    for flood_kind in [None, *FLOODS]:
+        # Fresh servers for each run: a run's tables, left to their bots when
+        # its clients go, would go on playing through the next run's.
+        with bench_servers() as (folder, env):
+            probes, outcomes, rows_per_second = await one_run(folder, env, flood_kind)
             replies, players = probes.experts.replies, probes.players.latencies
             label = flood_kind or "nobody flooding"
             rows.append((label, percentile(replies, 0.5), percentile(players, 0.99)))

@@ -64,12 +64,14 @@ class Stats:
 
 async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: Stats,
                       until: float, rng: random.Random,
-                      sent: dict[str, float] | None = None) -> None:
+                      sent: dict[str, float] | None = None,
+                      local_address: str | None = None) -> None:
     """Play ``seat`` as a person would; with ``sent``, note the wall-clock time
     each of its moves was sent, by the "GAME.VERSION" of the event it made."""
     try:
-        async with websockets.connect(f"{ws_url}/tables/{table_id}/play",
-                                      max_size=2**20, ping_interval=None) as ws:
+        async with websockets.connect(
+                f"{ws_url}/tables/{table_id}/play", max_size=2**20, ping_interval=None,
+                local_addr=(local_address, 0) if local_address else None) as ws:
             await ws.send(msgspec.json.encode({"type": "hello", "token": token}).decode())
             version = 0
             sent_at: float | None = None
@@ -210,16 +212,20 @@ async def wait_ready(base_url: str) -> None:
 
 @contextlib.asynccontextmanager
 async def service_process(folder: Path, env: dict[str, str], name: str,
-                          *arguments: str, pids: list[int] | None = None) -> AsyncIterator[str]:
+                          *arguments: str, pids: list[int] | None = None,
+                          quotas: bool = False) -> AsyncIterator[str]:
     """``muggins serve`` in a process of its own, ready; yields its base URL
-    (and puts its process id in ``pids``)."""
+    (and puts its process id in ``pids``).  Without ``quotas`` the
+    per-address limits are off (every client here is loopback)."""
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     with open(folder / f"{name}.log", "w") as server_log:
         server = subprocess.Popen(
             # Every client comes from loopback here: no per-address quota.
             [sys.executable, "-m", "muggins.cli", "serve", "--port", str(port),
-             "--tables-per-minute", "1000000", "--sockets-per-address", "1000000", *arguments],
+             *([] if quotas else ["--tables-per-minute", "1000000", "--sockets-per-address",
+                                  "1000000", "--sockets-per-minute", "1000000"]),
+             *arguments],
             env=env, stdout=subprocess.DEVNULL, stderr=server_log,
         )
     if pids is not None:

@@ -85,7 +85,7 @@ def serve_arguments(*, bot_delay: float, hand_pause: float | None = None,
     if grace_period is not None and "--grace-period" in known:
         arguments += ["--grace-period", str(grace_period)]
     # The load comes from one address here (loopback): no per-address quota.
-    for quota in ("--tables-per-minute", "--sockets-per-address"):
+    for quota in ("--tables-per-minute", "--sockets-per-address", "--sockets-per-minute"):
         if quota in known:
             arguments += [quota, "1000000"]
     return arguments

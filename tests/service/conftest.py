@@ -51,7 +51,8 @@ class Running:
 #: per-address quotas, one bot worker.  ``serve(..., name=value)`` changes one.
 FAST_SETTINGS: dict[str, Any] = dict(
     bot_delay=0.0, hand_pause=0.0, expert_budget_ms=20, bot_workers=1, grace_period=30.0,
-    tables_per_minute=10_000, sockets_per_address=10_000, penalty_seconds=0.0,
+    tables_per_minute=10_000, sockets_per_address=10_000, sockets_per_minute=100_000,
+    penalty_seconds=0.0,
     secret_rotations_per_minute=10_000,
 )
 #: Commands as fast as a test sends them.

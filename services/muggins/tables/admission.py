@@ -11,7 +11,11 @@ Costly work is anything a request makes the site spend CPU or storage on:
   analyses, so that they take only the CPU the bots leave
   (bot_workers.SpareTimeWorker); each is thought once and kept, so asking
   again is a read (muggins.tables.hints, muggins.tables.analysis);
-* a **chat line**: a row kept for ever and sent to every reader.
+* a **chat line**: a row kept for ever and sent to every reader;
+* a new **socket** (a WebSocket or an event stream): a seat's hello, the
+  table's follower joined, subscriptions, presence written and unwritten;
+  a client that opens one for each request pays per socket
+  (setting ``sockets_per_minute``).
 
 Before any of it starts, ``Admission.admit`` charges each payer named (the
 seat, the person's identity, the client's address, the table) one token of
@@ -37,7 +41,8 @@ from prometheus_client import Counter
 
 from muggins.tables.errors import Refusal
 
-Work = Literal["hint", "analysis", "analysis-request", "chat-seat", "chat-spectator"]
+Work = Literal["socket", "hint", "analysis", "analysis-request", "chat-seat",
+               "chat-spectator"]
 PayerKind = Literal["seat", "identity", "address", "table", "socket"]
 
 COSTLY_WORK = Counter("muggins_costly_work_total",
@@ -93,7 +98,7 @@ class Throttled(Refusal):
     status = 429
 
     def __init__(self, work: Work, payer: PayerKind, retry_after: float) -> None:
-        noun = {"hint": "hints", "analysis": "analyses",
+        noun = {"hint": "hints", "analysis": "analyses", "socket": "new connections",
                 "analysis-request": "analysis requests"}.get(work, "messages")
         whose = {"seat": "this seat", "identity": "you", "address": "your address",
                  "table": "this table's spectators", "socket": "you"}[payer]
@@ -103,6 +108,7 @@ class Throttled(Refusal):
                          else f"too many {noun} from {whose}: try again in {wait} s")
         self.code = ("chat-rate-limited" if work.startswith("chat")
                      else "analysis-rate-limited" if work.startswith("analysis")
+                     else "too-many-sockets" if work == "socket"
                      else f"{work}-rate-limited")
         self.payer = payer
         self.retry_after = retry_after
@@ -126,6 +132,12 @@ class Budget:
     def wait(self) -> float:
         """Seconds until one token is there (0: now)."""
         return max(0.0, (1 - self.tokens) * 60.0 / self.quota.per_minute)
+
+
+def quotas_with(sockets_per_minute: int) -> dict[tuple[Work, PayerKind], Quota]:
+    """QUOTAS with the settings' own budgets in them."""
+    return {**QUOTAS, ("socket", "address"): Quota(burst=sockets_per_minute,
+                                                   per_minute=sockets_per_minute)}
 
 
 class Admission:

@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from muggins.bootstrap import Infrastructure
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner, consumer_config
-from muggins.tables.admission import Admission
+from muggins.tables.admission import Admission, quotas_with
 from muggins.tables.analysis import Analyses
 from muggins.tables.bot_workers import BotWorkers, SpareTimeWorker
 from muggins.tables.chat import TableChat
@@ -58,7 +58,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
     feeds = SpectatorFeeds(infra.bus, followers)
     bots = BotWorkers(settings.bot_workers or max(1, (os.cpu_count() or 2) - 1),
                       settings.expert_budget_ms)
-    admission = Admission()
+    admission = Admission(quotas_with(settings.sockets_per_minute))
     thinker = SpareTimeWorker(settings.expert_budget_ms)
     scheduler = Scheduler(
         infra.pool, seating, commands, presence, timings(settings), wakeups=wakeups,

@@ -32,7 +32,7 @@ from muggins.bus.jetstream import outage
 from muggins.logs import log_context
 from muggins.rules.errors import IllegalMove
 from muggins.streams import NoSuchTable, is_table_id
-from muggins.tables.admission import Payer
+from muggins.tables.admission import Payer, Throttled
 from muggins.tables.client_address import client_address
 from muggins.tables.errors import Refusal
 from muggins.tables.limits import POLICY_VIOLATION, SocketKind, Strikes, TokenBucket
@@ -184,6 +184,11 @@ class SocketSession:
     async def run(self) -> None:
         """The socket from accept to close."""
         await self.socket.accept()
+        try:
+            self.runtime.admission.admit("socket", [self.address_payer])
+        except Throttled as refused:
+            await self.fail(refused.code, str(refused), TRY_AGAIN_LATER)
+            return
         lease = self.runtime.sockets.lease(self.address, self.handler.kind)
         if lease is None:
             await self.fail("too-many-sockets", "too many connections from your address",

@@ -22,6 +22,7 @@ from litestar.status_codes import HTTP_400_BAD_REQUEST
 
 from muggins import streams
 from muggins.chat import speaker_name
+from muggins.tables.admission import Payer, Throttled
 from muggins.tables.client_address import client_address
 from muggins.tables.errors import (
     BadRequest,
@@ -187,7 +188,12 @@ async def table_events(
     game, version = _resume_point(request.headers.get("last-event-id"), since)
     checked = streams.table_id(table_id)
     runtime = runtime_of(request)
-    lease = runtime.sockets.lease(client_address(request), "events")
+    address = client_address(request)
+    try:
+        runtime.admission.admit("socket", [Payer("address", address)])
+    except Throttled as error:
+        raise refused(error) from None
+    lease = runtime.sockets.lease(address, "events")
     if lease is None:
         raise refused(TooManySockets("too many connections from your address"))
     try:
