@@ -121,8 +121,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         "once.")] = 64
     sockets_per_minute: Annotated[int, msgspec.Meta(ge=1, le=1_000_000), about(
         "WebSockets and event streams one client address may open a minute (a "
-        "burst of as many, then that pace), per process: a socket for each "
-        "request is refused.")] = 30
+        "burst of a third of it, then that pace), per process: a socket for each "
+        "request is refused.")] = 20
     penalty_seconds: Annotated[float, msgspec.Meta(ge=0, le=3600), about(
         "Seconds an address gets no new socket after one of its sockets was closed "
         "for too many refused messages.")] = 10.0

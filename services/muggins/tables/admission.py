@@ -136,7 +136,9 @@ class Budget:
 
 def quotas_with(sockets_per_minute: int) -> dict[tuple[Work, PayerKind], Quota]:
     """QUOTAS with the settings' own budgets in them."""
-    return {**QUOTAS, ("socket", "address"): Quota(burst=sockets_per_minute,
+    # A page opens one or two at a time (a reconnect, a few tabs): a burst of
+    # a third of the minute's, at least 5.
+    return {**QUOTAS, ("socket", "address"): Quota(burst=max(5, sockets_per_minute // 3),
                                                    per_minute=sockets_per_minute)}
 
 

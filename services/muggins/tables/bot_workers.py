@@ -211,6 +211,14 @@ PRIORITY: dict[SpareWork, int] = {"hint": 0, "analysis": 1}
 #: already).  A flood fills only its own few places, never the queue.
 QUEUE_LIMIT: dict[SpareWork, int] = {"hint": 64, "analysis": 8}
 PAYER_LIMIT: dict[SpareWork, int] = {"hint": 4, "analysis": 1}
+#: The share of one core the spare-time worker may use, however much waits:
+#: after each job it rests for as long as makes the job this share of the
+#: time.  The lowest priority alone is not enough where the machine's cores
+#: are hyperthreads of each other: a busy sibling slows the bots and the
+#: service however nice it is.
+SPARE_SHARE = 0.25
+#: The longest rest after one job (seconds).
+MAX_REST = 10.0
 
 
 class SpareTimeBusy(Exception):
@@ -278,6 +286,7 @@ class SpareTimeWorker:
             self._waiting[work] -= 1
             if answer.done():  # the asker gave up while it waited
                 continue
+            started = time.monotonic()
             try:
                 result = await loop.run_in_executor(self._executor(), function, *arguments)
             except BrokenProcessPool as error:
@@ -285,13 +294,14 @@ class SpareTimeWorker:
                 self._discard()
                 if not answer.done():
                     answer.set_exception(SpareTimeBusy("the spare-time worker restarted"))
-                continue
             except Exception as error:  # a failure is the asker's to report
                 if not answer.done():
                     answer.set_exception(error)
-                continue
-            if not answer.done():
-                answer.set_result(result)
+            else:
+                if not answer.done():
+                    answer.set_result(result)
+            took = time.monotonic() - started
+            await asyncio.sleep(min(MAX_REST, took * (1 - SPARE_SHARE) / SPARE_SHARE))
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:

@@ -61,6 +61,8 @@ Started = TypeVar("Started")
 
 #: Seconds to wait for a version the bus seems to have skipped before asking the store.
 GAP_WAIT = 0.2
+#: Seconds a follower nobody reads goes on following before it stops.
+LINGER = 15.0
 #: Pauses after a follower failed for a moment (the store or the bus away).
 FOLLOWER_BACKOFF = Backoff(first=0.25, cap=5.0)
 
@@ -412,6 +414,8 @@ class Followers:
         self.store = store
         self._followers: dict[str, tuple[GameFollower, asyncio.Task[None]]] = {}
         self._starting: dict[str, asyncio.Task[GameFollower]] = {}
+        #: Followers nobody reads, to be stopped unless someone joins first.
+        self._stopping: dict[str, asyncio.Task[None]] = {}
 
     def __len__(self) -> int:
         return len(self._followers)
@@ -443,13 +447,32 @@ class Followers:
         entry = self._followers.get(table_id)
         if entry is None:
             return
-        follower, task = entry
+        follower = entry[0]
         if reader not in follower.readers:
             return  # a reader of an earlier follower (stopped since): nothing of this one
         follower.readers.discard(reader)
         if not follower.readers and not follower.joining:
-            del self._followers[table_id]
-            await _stop(follower, task)
+            self._stop_unless_joined(table_id, follower)
+
+    def _stop_unless_joined(self, table_id: str, follower: GameFollower) -> None:
+        """Stop ``follower`` LINGER seconds from now if nobody reads it then: a
+        page that reconnects, or a client that opens a socket per request,
+        finds it still following instead of starting it (its subscriptions,
+        its reads of the whole game) again each time."""
+        if table_id in self._stopping:
+            return
+
+        async def stop() -> None:
+            await asyncio.sleep(LINGER)
+            entry = self._followers.get(table_id)
+            if (entry is not None and entry[0] is follower and not follower.readers
+                    and not follower.joining):
+                del self._followers[table_id]
+                await _stop(follower, entry[1])
+
+        stopping = asyncio.get_running_loop().create_task(stop(), name=f"unfollow-{table_id}")
+        self._stopping[table_id] = stopping
+        stopping.add_done_callback(lambda _: self._stopping.pop(table_id, None))
 
     async def _follower(self, table_id: str) -> GameFollower:
         entry = self._followers.get(table_id)
@@ -501,6 +524,8 @@ class Followers:
         await follower.close()
 
     async def close(self) -> None:
+        for stopping in list(self._stopping.values()):
+            stopping.cancel()
         for follower, task in list(self._followers.values()):
             await _stop(follower, task)
         self._followers.clear()
