@@ -1000,7 +1000,10 @@ function renderChat() {
   const lines = state.chat.map((line) => {
     const silenced = muted.has(line.name);
     // A spectator's line always says so, whatever name they gave: nobody watching reads as seated.
-    const who = line.seat === null || line.seat === undefined ? `${line.name} (${t("table.chatWatching")})` : `${line.name} (${seatLabel(line.seat)})`;
+    // (A spectator who gave no name is "spectator" on the wire: said in the reader's words.)
+    const spectator = line.seat === null || line.seat === undefined;
+    const who = !spectator ? `${line.name} (${seatLabel(line.seat)})`
+      : line.name === "spectator" ? t("table.chatSpectator") : `${line.name} (${t("table.chatWatching")})`;
     return el("li", { class: silenced ? "muted-line" : null, dataset: { id: String(line.id) } },
       el("button", {
         type: "button", class: "chat-name", title: t(silenced ? "table.chatUnmute" : "table.chatMute", { name: line.name }),
