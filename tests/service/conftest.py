@@ -56,7 +56,7 @@ FAST_SETTINGS: dict[str, Any] = dict(
     secret_rotations_per_minute=10_000,
 )
 #: Commands as fast as a test sends them.
-FAST = ServiceOptions(commands_per_second=1000, command_burst=1000)
+FAST = ServiceOptions(commands_per_second=1000, command_burst=1000, warm_workers=False)
 
 
 @contextlib.asynccontextmanager

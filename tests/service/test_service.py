@@ -372,7 +372,7 @@ async def test_a_spectator_sees_the_game_but_no_hidden_tile_or_seed(service: Run
 async def test_commands_beyond_the_rate_limit_are_refused(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    slow = ServiceOptions(commands_per_second=1, command_burst=3)
+    slow = ServiceOptions(commands_per_second=1, command_burst=3, warm_workers=False)
     async with serve(database_url, nats_server.url, options=slow) as service:
         _, player = await human_vs_bot(service)
         for _ in range(6):

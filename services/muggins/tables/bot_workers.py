@@ -216,7 +216,7 @@ PAYER_LIMIT: dict[SpareWork, int] = {"hint": 4, "analysis": 1}
 #: time.  The lowest priority alone is not enough where the machine's cores
 #: are hyperthreads of each other: a busy sibling slows the bots and the
 #: service however nice it is.
-SPARE_SHARE = 0.25
+SPARE_SHARE = 0.15
 #: The longest rest after one job (seconds).
 MAX_REST = 10.0
 
@@ -243,6 +243,12 @@ class SpareTimeWorker:
 
     def waiting(self, work: SpareWork) -> int:
         return self._waiting[work]
+
+    async def start(self) -> None:
+        """Start the worker now: its start (a process importing the expert)
+        is a burst of CPU better spent before the service takes players than
+        at the first hint, amid their moves."""
+        await asyncio.get_running_loop().run_in_executor(self._executor(), _warm)
 
     async def suggest(self, state: GameState, events: Sequence[Event], seed: str,
                       budget_ms: float | None = None, *, payer: str = "") -> PlayAssessment:

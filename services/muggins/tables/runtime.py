@@ -45,6 +45,9 @@ class ServiceOptions:
     command_burst: float = 20.0
     #: How often this process looks for tables with a step due.
     poll_interval: float = 0.25
+    #: Start the bots' and the spare-time workers before serving (tests that
+    #: never think spare the two process starts).
+    warm_workers: bool = True
     #: Randomness for hand seeds (the OS by default; tests may fix it).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(32))
 

@@ -76,6 +76,10 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
                       SocketsPerAddress(settings.sockets_per_address, settings.penalty_seconds),
                       admission, Hints(infra.pool, admission, thinker),
                       Analyses(infra.pool, admission, thinker), scheduler, projectors)
+    if options.warm_workers and players:
+        # Both at once, before this process is ready: their starts are
+        # bursts of CPU that would otherwise land amid the first tables' moves.
+        await asyncio.gather(bots.start(), thinker.start())
     stop = asyncio.Event()
     tasks = [infra.tasks.start(f"projector-{runner.name}",
                                runner.follow(stop, lambda: infra.bus.js))
