@@ -241,9 +241,6 @@ class SpareTimeWorker:
         self._order = itertools.count()
         self._runner: asyncio.Task[None] | None = None
 
-    def waiting(self, work: SpareWork) -> int:
-        return self._waiting[work]
-
     async def start(self) -> None:
         """Start the worker now: its start (a process importing the expert)
         is a burst of CPU better spent before the service takes players than
