@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import re
 import secrets
 import signal
@@ -181,6 +182,9 @@ def serve_command(**flags: Any) -> None:
         if server is not None:
             server.should_exit = True
 
+    if settings.role == "spectators" and settings.spectators_niceness:
+        # The players' moves first: on a shared host a crowd's fan-out waits for them.
+        os.nice(settings.spectators_niceness)
     app = create_app(settings, on_failure=stop_serving)
     # What exists now lives as long as the process: keep it out of every
     # future full collection (shorter pauses under load).
@@ -190,7 +194,7 @@ def serve_command(**flags: Any) -> None:
     if settings.forwarded_allow_ips is not None:
         log.warning("forwarded_allow_ips is the old name of trusted_proxies: rename it")
     log.info("muggins is starting", listen=f"http://{host}:{port}", api="/schema",
-             share_links=settings.site_url, role=settings.role,
+             share_links=settings.site_url, role=settings.role, niceness=os.nice(0),
              trusted_proxies=[str(network) for network in settings.trusted_proxy_networks])
     # Idle keep-alive connections stay open longer than clients keep them
     # (httpx: 5 s, browsers and proxies up to 60 s): a server that closes an

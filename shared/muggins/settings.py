@@ -93,6 +93,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         "'spectators' serves only what spectators and the lobby read (no commands, "
         "no bots, no projectors): run it beside the players' process so that a "
         "crowd of spectators cannot slow them.")] = "all"
+    spectators_niceness: Annotated[int, msgspec.Meta(ge=0, le=19), about(
+        "How far a 'spectators' process yields the CPU to the players' processes "
+        "on the same host (the Unix niceness it takes at start; 0: none).  Higher "
+        "keeps a crowd's fan-out from delaying moves, at the cost of the crowd's "
+        "delivery time (docs/edge.md has both measured).")] = 0
     projectors_in_process: Annotated[bool, about(
         "Run the projectors inside muggins serve (one machine); false where they run "
         "as their own processes (muggins project NAME).")] = True

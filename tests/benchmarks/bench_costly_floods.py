@@ -47,6 +47,7 @@ import websockets
 
 from tests.benchmarks.bench_service import Stats, seat_player, service_process
 from tests.benchmarks.common import bench_servers, messages_until, percentile
+from tests.service.client import unpacked
 
 SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
 FLOODS = os.environ.get("MUGGINS_BENCH_FLOODS", "hints,analyses,chat").split(",")
@@ -331,9 +332,9 @@ async def flood_chat(base_url: str, address: str, until: float, tally: Counter[s
                 async def drain() -> None:
                     with contextlib.suppress(websockets.ConnectionClosed):
                         async for raw in ws:
-                            kind = json.loads(raw)["type"]
-                            if kind in ("chat", "error"):
-                                tally[f"got {kind}"] += 1
+                            for message in unpacked(json.loads(raw)):
+                                if message["type"] in ("chat", "error"):
+                                    tally[f"got {message['type']}"] += 1
 
                 reader = asyncio.create_task(drain())
                 line = 0

@@ -24,6 +24,7 @@ from tests.faults.harness import (
     unhandled_errors,
     wait_ready,
 )
+from tests.service.client import unpacked
 
 BAD_IDS = {
     "4200 letters": "a" * 4200,
@@ -70,7 +71,7 @@ async def socket_answer(url: str, first: dict[str, object] | None) -> str | None
                 if first is not None:
                     await ws.send(json.dumps(first))
                 while True:
-                    message = json.loads(await ws.recv())
+                    message = unpacked(json.loads(await ws.recv()))[0]
                     if message.get("type") != "error":
                         return f"answered {message.get('type')}: {str(message)[:120]}"
                     refused = True
@@ -164,9 +165,9 @@ async def _watch_to_the_end(ws_url: str, table_id: str) -> list[str]:
     try:
         async with websockets.connect(f"{ws_url}/tables/{table_id}/watch?since=0") as ws:
             while "GameEnded" not in seen:
-                message = json.loads(await ws.recv())
-                if message["type"] == "event":
-                    seen.append(message["event"]["type"])
+                for message in unpacked(json.loads(await ws.recv())):
+                    if message["type"] == "event":
+                        seen.append(message["event"]["type"])
     except (OSError, websockets.WebSocketException) as error:
         seen.append(f"(the socket failed: {error!r})")
     return seen

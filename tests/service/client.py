@@ -5,9 +5,35 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import deque
 from typing import Any
 
 import websockets
+
+
+def unpacked(data: Any) -> list[dict[str, Any]]:
+    """The messages in what a socket sent: a spectator's frame may hold
+    several, as a JSON array (docs/service.md, "Spectators")."""
+    return data if isinstance(data, list) else [data]
+
+
+async def next_message(ws: Any, waiting: deque[dict[str, Any]], timeout: float = 10
+                       ) -> dict[str, Any]:
+    """The next message of ``ws``: first what ``waiting`` holds of a frame read before."""
+    while not waiting:
+        waiting.extend(unpacked(json.loads(await asyncio.wait_for(ws.recv(), timeout))))
+    return waiting.popleft()
+
+
+class SocketReader:
+    """A socket's messages one at a time, frames unpacked."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.waiting: deque[dict[str, Any]] = deque()
+
+    async def next(self, timeout: float = 10) -> dict[str, Any]:
+        return await next_message(self.ws, self.waiting, timeout)
 
 
 class SeatClient:
@@ -20,6 +46,7 @@ class SeatClient:
         self.view: dict[str, Any] | None = None
         self.errors: list[dict[str, Any]] = []
         self.played_at = -1
+        self.waiting: deque[dict[str, Any]] = deque()
 
     @classmethod
     async def connect(cls, ws_url: str, table_id: str, token: str, since: int | None = None
@@ -36,7 +63,7 @@ class SeatClient:
         return client
 
     async def receive(self, timeout: float = 10) -> dict[str, Any]:
-        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        message = await next_message(self.ws, self.waiting, timeout)
         self.messages.append(message)
         kind = message["type"]
         if kind in ("welcome", "view"):

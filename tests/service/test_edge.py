@@ -6,7 +6,6 @@ valid move takes a seat back from a bot, tested without a socket."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
@@ -131,20 +130,16 @@ async def test_a_thought_analysis_is_kept_and_read_back(service: Running) -> Non
     assert again.status_code == 200 and again.content == first.content
 
 
-async def spectator(service: Running, table_id: str) -> Any:
+async def spectator(service: Running, table_id: str) -> SeatClient:
     socket = await websockets.connect(f"{service.ws_url}/tables/{table_id}/watch")
-    welcome = json.loads(await asyncio.wait_for(socket.recv(), 10))
+    watcher = SeatClient(socket, -1)
+    welcome = await watcher.receive()
     assert welcome["type"] == "welcome", welcome
-    return socket
+    return watcher
 
 
-async def next_of(socket: Any, kind: str, timeout: float = 10) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while True:
-        message: dict[str, Any] = json.loads(
-            await asyncio.wait_for(socket.recv(), max(0.1, deadline - time.monotonic())))
-        if message["type"] == kind:
-            return message
+async def next_of(socket: SeatClient, kind: str, timeout: float = 10) -> dict[str, Any]:
+    return await socket.until(lambda message: message["type"] == kind, timeout)
 
 
 async def test_the_chat_reaches_every_socket_through_one_subscription_per_table(
@@ -182,15 +177,14 @@ async def test_spectators_may_not_take_a_players_name_and_are_held_tighter(
     ana_seat = await sit(service, table_id, 0, "Ana")
     ana = await SeatClient.connect(service.ws_url, table_id, ana_seat["token"])
     watcher = await spectator(service, table_id)
-    await watcher.send(json.dumps({"type": "chat", "text": "I am Ana", "name": " ana "}))
+    await watcher.send({"type": "chat", "text": "I am Ana", "name": " ana "})
     refused = await next_of(watcher, "error")
     assert refused["code"] == "chat-name-taken"
-    said = [json.dumps({"type": "chat", "text": f"line {n}", "name": "Zoe"}) for n in range(3)]
-    for text in said:
-        await watcher.send(text)
+    for n in range(3):
+        await watcher.send({"type": "chat", "text": f"line {n}", "name": "Zoe"})
     seen: list[dict[str, Any]] = []
     while sum(m["type"] in ("chat", "error") for m in seen) < 3:
-        seen.append(json.loads(await asyncio.wait_for(watcher.recv(), 10)))
+        seen.append(await watcher.receive(10))
     assert [m["text"] for m in seen if m["type"] == "chat"] == ["line 0", "line 1"]
     assert [m["code"] for m in seen if m["type"] == "error"] == ["chat-rate-limited"]
     stored = await service.infra.store.read_stream(chat_stream(table_id))

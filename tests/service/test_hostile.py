@@ -293,9 +293,7 @@ async def test_sockets_per_address_are_limited(
         url = f"{service.ws_url}/tables/{table['table_id']}/watch"
         held = [await websockets.connect(url) for _ in range(3)]
         async with websockets.connect(url) as extra:
-            reply = json.loads(await asyncio.wait_for(extra.recv(), 5))
-            while reply["type"] != "error":
-                reply = json.loads(await asyncio.wait_for(extra.recv(), 5))
+            reply = await SeatClient(extra, -1).until(lambda m: m["type"] == "error", 5)
             assert reply["code"] == "too-many-sockets"
         events = await service.http.get(f"/tables/{table['table_id']}/events")
         assert events.status_code == 429
@@ -367,4 +365,4 @@ async def test_an_address_closed_for_abuse_waits_before_it_connects_again(
             assert reply["code"] == "too-many-sockets"
         await asyncio.sleep(3.2)
         async with websockets.connect(url) as later:
-            assert json.loads(await asyncio.wait_for(later.recv(), 5))["type"] == "welcome"
+            assert (await SeatClient(later, -1).receive(5))["type"] == "welcome"

@@ -263,7 +263,8 @@ async def test_a_spectator_cancelled_as_its_message_arrives_stays_cancelled() ->
         spectator = spectators_module.Spectator()
         waiting = asyncio.create_task(spectator.next(5.0))
         await asyncio.sleep(0)  # now waiting on the queue
-        spectator.offer(spectators_module.FeedMessage("event", 1, 1, "{}"))
+        spectator.offer(spectators_module.FeedFrame([spectators_module.FeedMessage("event", 1, 1,
+                                                                          "{}")]))
         for _ in range(turns_before_cancel):
             await asyncio.sleep(0)
         if waiting.cancel():

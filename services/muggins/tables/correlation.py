@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import uuid
 
+from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from muggins.logs import log_context
@@ -36,6 +37,8 @@ def correlation_middleware(app: ASGIApp) -> ASGIApp:
 
         with log_context(correlation_id=correlation_id,
                          table=table if table and is_table_id(table) else None):
-            await app(scope, receive, send_with_id)
+            # A socket's sends pass straight through: only an HTTP response
+            # has headers to add to, and a crowd's every frame would pay the wrapper.
+            await app(scope, receive, send_with_id if scope["type"] == ScopeType.HTTP else send)
 
     return middleware

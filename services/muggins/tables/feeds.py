@@ -1,9 +1,11 @@
 """Spectators' feeds: one per watched table per process, shared by every
 spectator whatever their number.
 
-A feed is a GameFollower's reader: per event it makes the public copy,
-encodes it once and hands it to every spectator's queue; the table's chat
-comes through the same follower and the same queues.  A spectator that
+A feed is a GameFollower's reader: per event it makes the public copy and
+encodes it once; what one change of the table brings (its events, then the
+public view) goes to every spectator's queue as one frame, encoded once, so
+a crowd costs one send per spectator per move.  The table's chat comes
+through the same follower and the same queues.  A spectator that
 cannot keep up is cut off (and reconnects with the last version it saw)
 rather than slowing anybody else.  Nothing here touches the players'
 command path: the feeds read the bus, and the store only to start and to
@@ -73,27 +75,57 @@ def _message(message: Welcome | EventMessage | ViewMessage | GameStartedMessage 
     return FeedMessage(kind, game, version, encode(message).decode())
 
 
+#: Messages one frame holds at most (a long catch-up is sent in several).
+FRAME_MESSAGES = 64
+
+
+class FeedFrame:
+    """What a spectator is sent at once: one message, or several as a JSON
+    array (docs/service.md, "Spectators"), its text made once for all."""
+
+    __slots__ = ("_text", "messages")
+
+    def __init__(self, messages: list[FeedMessage]) -> None:
+        self.messages = messages
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = (self.messages[0].json if len(self.messages) == 1
+                          else "[" + ",".join(m.json for m in self.messages) + "]")
+        return self._text
+
+
+def frames(messages: list[FeedMessage]) -> list[FeedFrame]:
+    """``messages`` in frames of at most FRAME_MESSAGES."""
+    return [FeedFrame(messages[first:first + FRAME_MESSAGES])
+            for first in range(0, len(messages), FRAME_MESSAGES)]
+
+
 @dataclass(eq=False)
 class Spectator:
-    """One spectator's place in a feed: a queue of messages, or cut off."""
+    """One spectator's place in a feed: a queue of frames, or cut off."""
 
-    queue: asyncio.Queue[FeedMessage | None] = field(
+    queue: asyncio.Queue[FeedFrame | None] = field(
         default_factory=lambda: asyncio.Queue(SPECTATOR_BACKLOG)
     )
     cut_off: bool = False
 
-    def offer(self, message: FeedMessage | None) -> bool:
+    def offer(self, frame: FeedFrame | None) -> bool:
         try:
-            self.queue.put_nowait(message)
+            self.queue.put_nowait(frame)
         except asyncio.QueueFull:
             self.cut_off = True
             return False
         return True
 
-    async def next(self, timeout: float | None = None) -> FeedMessage | None:
-        """The next message; None when the feed cut this spectator off or closed."""
+    async def next(self, timeout: float | None = None) -> FeedFrame | None:
+        """The next frame; None when the feed cut this spectator off or closed."""
         if self.cut_off:
             return None
+        if timeout is None:  # a socket's send loop, once per frame: no timer to make
+            return await self.queue.get()
         # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a
         # cancellation that lands as the message arrives, and a feed that
         # survives its cancel keeps the server from shutting down.
@@ -117,6 +149,9 @@ class TableFeed:
         self.failed = False
         #: The lines said lately, encoded (a joining spectator gets them).
         self.chat: deque[FeedMessage] = deque(maxlen=RECENT)
+        #: What the change being told has brought so far: sent as one frame
+        #: when it has settled.
+        self.pending: list[FeedMessage] = []
 
     @property
     def following(self) -> GameFollower:
@@ -168,35 +203,46 @@ class TableFeed:
         current game if not given): it then gets exactly the events after it.
         """
         spectator = Spectator()
+        first: list[FeedMessage] = []
         if game is not None and game != self.game:
             since = None  # another game: start afresh with its view
         if since is None or since >= self.version or since < 0:
             view = self._view_message().view if self.following.state is not None else None
-            spectator.offer(_message(
+            first.append(_message(
                 Welcome(self.table_id, None, self.game, self.version, view, self.clock,
                         self.following.seconds_to_move()),
                 self.game, self.version))
         else:
-            spectator.offer(_message(
+            first.append(_message(
                 Welcome(self.table_id, None, self.game, since, None, self.clock),
                 self.game, since))
-            for message in self.events[since:]:
-                spectator.offer(message)
+            first += self.events[since:]
             if self.view is not None:
-                spectator.offer(self.view)
+                first.append(self.view)
         if chat:
             # The lines said lately, after the welcome (the page drops one it has twice).
-            for line in self.chat:
-                spectator.offer(line)
+            first += self.chat
+        for frame in frames(first):
+            spectator.offer(frame)
         self.spectators.add(spectator)
         return spectator
 
     def leave(self, spectator: Spectator) -> None:
         self.spectators.discard(spectator)
 
-    def _broadcast(self, message: FeedMessage) -> None:
+    def _tell(self, message: FeedMessage) -> None:
+        """Add ``message`` to the change being told (sent when it settles)."""
+        self.pending.append(message)
+        if len(self.pending) >= FRAME_MESSAGES:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Send what the change has brought, as one frame to every spectator."""
+        if not self.pending:
+            return
+        frame, self.pending = FeedFrame(self.pending), []
         for spectator in list(self.spectators):
-            if not spectator.offer(message):
+            if not spectator.offer(frame):
                 self.spectators.discard(spectator)
                 log.info("a spectator fell too far behind and was cut off",
                          table=self.table_id)
@@ -205,23 +251,25 @@ class TableFeed:
 
     async def on_game(self, follower: GameFollower) -> None:
         self.events, self.view = [], None
-        self._broadcast(_message(GameStartedMessage(self.game), self.game, 0))
-        self._broadcast(_message(Welcome(self.table_id, None, self.game, 0, None, self.clock),
-                                 self.game, 0))
+        self._tell(_message(GameStartedMessage(self.game), self.game, 0))
+        self._tell(_message(Welcome(self.table_id, None, self.game, 0, None, self.clock),
+                            self.game, 0))
 
     async def on_event(self, follower: GameFollower, version: int, event: Event) -> None:
-        self._broadcast(self._add_event(version, event, follower.actors[version - 1],
-                                        follower.count_parts[version - 1]))
+        self._tell(self._add_event(version, event, follower.actors[version - 1],
+                                   follower.count_parts[version - 1]))
 
     async def on_settled(self, follower: GameFollower) -> None:
         if follower.state is not None:
             self.view = _message(self._view_message(), self.game, self.version)
-            self._broadcast(self.view)
+            self._tell(self.view)
+        self._flush()
 
     async def on_chat(self, follower: GameFollower, line: ChatLine) -> None:
         message = _message(line, self.game, self.version)
         self.chat.append(message)
-        self._broadcast(message)
+        self._tell(message)
+        self._flush()  # a line is told at once (after what came before it)
 
     async def on_failed(self, follower: GameFollower) -> None:
         """The follower ended by a bug (logged): every spectator is cut off

@@ -70,14 +70,14 @@ class SpectatorHandler:
         session.source = self.next_message
 
     async def next_message(self) -> str | Closing:
-        """The next message the feed queued for this spectator (or, cut off: close)."""
+        """The next frame the feed queued for this spectator (or, cut off: close)."""
         while True:
             spectator = self.current
             assert spectator is not None
-            message = await spectator.next()
+            frame = await spectator.next()
             if spectator is not self.current:
                 continue  # replaced by a resume: what it held is not wanted now
-            return TOO_SLOW if message is None else message.json
+            return TOO_SLOW if frame is None else frame.text
 
     async def resume(self, session: SocketSession, version: int) -> None:
         assert self.feed is not None and self.current is not None
@@ -157,14 +157,15 @@ class EventStream:
         try:
             while True:
                 try:
-                    message = await self.spectator.next(SSE_KEEPALIVE)
+                    frame = await self.spectator.next(SSE_KEEPALIVE)
                 except TimeoutError:
                     yield ServerSentEventMessage(data=None, comment="still here")
                     continue
-                if message is None:
+                if frame is None:
                     return  # cut off as too slow: the browser reconnects with its last id
-                yield ServerSentEventMessage(data=message.json, event=message.kind,
-                                             id=message.event_id)
+                for message in frame.messages:  # SSE has events of its own: one each
+                    yield ServerSentEventMessage(data=message.json, event=message.kind,
+                                                 id=message.event_id)
         finally:
             self.end()
 

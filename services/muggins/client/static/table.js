@@ -215,7 +215,9 @@ function connect() {
       return;
     }
     state.awaiting = null;
-    receive(data);
+    // A spectator's frame may hold several messages (one move's events and
+    // the view after them), as an array.
+    for (const one of Array.isArray(data) ? data : [data]) receive(one);
   });
   socket.addEventListener("close", (closed) => {
     if (state.socket !== socket || state.stopped) return;
