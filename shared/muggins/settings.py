@@ -114,6 +114,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     takeover_bot: Annotated[Literal["random", "greedy", "expert"], about(
         "The bot that plays a person's seat when their clock runs out or they "
         "leave.")] = "expert"
+    idle_close: Annotated[float, msgspec.Meta(ge=1, le=7 * 24 * 3600), about(
+        "Seconds a table may wait with nobody sitting down, or stand with its game "
+        "over and no rematch, before it closes (as idle, or finished).")] = 1800.0
     grace_period: Annotated[float, msgspec.Meta(ge=0, le=3600), about(
         "Seconds a player who left has to come back before a bot takes the "
         "seat.")] = 30.0

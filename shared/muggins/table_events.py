@@ -26,6 +26,10 @@ from muggins.rules.ruleset import Ruleset
 TakeoverReason = Literal["clock", "absent"]
 #: How a player took their seat back: by a valid move, or by saying so.
 ReturnReason = Literal["move", "back"]
+#: Why a table closed: its game is over and nobody plays on (or nobody can:
+#: bots only); its game was ended without a winner; every person at it left;
+#: nobody sat down for a long while.
+CloseReason = Literal["finished", "abandoned", "everyone-left", "idle"]
 
 
 class BotAtSeat(msgspec.Struct, frozen=True, gc=False):
@@ -81,7 +85,15 @@ class PlayerReturned(Event, frozen=True, kw_only=True):
     reason: ReturnReason
 
 
-AnyTableEvent = TableOpened | SeatTaken | GameBegun | BotTookOver | PlayerReturned
+class TableClosed(Event, frozen=True, kw_only=True):
+    """The table is closed for good: it takes no command, deals no hand and
+    runs no bot from now on (muggins.table_life)."""
+
+    reason: CloseReason
+
+
+AnyTableEvent = (TableOpened | SeatTaken | GameBegun | BotTookOver | PlayerReturned
+                 | TableClosed)
 table_event_decoder = msgspec.json.Decoder(AnyTableEvent)
 
 BOT_PLAYER_PREFIX = "bot:"
@@ -136,6 +148,8 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     game: int = 0
     chat: bool = True
     bot_budget_ms: int | None = None
+    #: Closed for good, and why (None while the table is open).
+    closed: CloseReason | None = None
 
     @property
     def names(self) -> list[str | None]:
@@ -148,6 +162,18 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     @property
     def free_seats(self) -> int:
         return sum(s.free for s in self.seats)
+
+    @property
+    def people(self) -> tuple[SeatState, ...]:
+        """The seats a person holds (whether they play it now or a bot does)."""
+        return tuple(s for s in self.seats if s.player_id is not None)
+
+    @property
+    def everyone_left(self) -> bool:
+        """People sat here, and every one of them has gone (a bot plays each
+        seat because its person was away for the grace period)."""
+        people = self.people
+        return bool(people) and all(s.takeover == "absent" for s in people)
 
     @property
     def players(self) -> tuple[SeatedPlayer, ...]:
@@ -200,6 +226,8 @@ def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> 
             else seat.last_timeout,
             held_until=(event.game, event.hand) if event.for_the_hand else seat.held_until,
         ))
+    if isinstance(event, TableClosed):
+        return msgspec.structs.replace(state, closed=event.reason)
     if isinstance(event, PlayerReturned):
         return _with_seat(state, msgspec.structs.replace(
             state.seats[event.seat], takeover=None, held_until=None))

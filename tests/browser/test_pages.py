@@ -17,7 +17,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, WebSocket, WebSocketRoute, expect
 
 from tests.browser.conftest import Pages
-from tests.service.client import assert_nothing_hidden
+from tests.service.client import assert_nothing_hidden, unpacked
 from tests.service.conftest import Running
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -102,7 +102,8 @@ async def test_two_people_play_through_the_share_link_while_a_spectator_watches(
     frames: list[dict[str, Any]] = []
 
     def record(socket: WebSocket) -> None:
-        socket.on("framereceived", lambda payload: frames.append(json.loads(payload)))
+        socket.on("framereceived",
+                  lambda payload: frames.extend(unpacked(json.loads(payload))))
 
     ana = await pages.open("/")
     link = await create_from_lobby(ana, people=(0, 1), target=100)

@@ -155,6 +155,7 @@ class Commands:
                 for attempt in range(5):
                     # Fresh: what becomes due next depends on who plays each seat.
                     table = await self.seating.table(table_id, fresh=True)
+                    table.refuse_if_closed()
                     if expected_game is not None and table.state.game != expected_game:
                         raise StaleView(f"game {expected_game} is over; the table plays "
                                         f"game {table.state.game} now")
@@ -262,6 +263,7 @@ class Commands:
         """
         for _ in range(5):
             table = await self.seating.table(table_id, fresh=True)
+            table.refuse_if_closed()
             if after_game is not None and table.state.game > after_game:
                 return table.state.game
             game = await self.game(table_id, table.state.game)

@@ -45,6 +45,16 @@ class SeatUnavailable(Refusal):
     status = 409
 
 
+class TableClosedRefusal(Refusal):
+    """The table is closed for good (muggins.table_life): it takes no
+    command, no seat and no rematch."""
+
+    code = "table-closed"
+    status = 409
+    #: A page that had the table open meanwhile asks in good faith.
+    strikes = False
+
+
 class BadToken(Refusal, PermissionError):
     code = "bad-token"
     status = 403

@@ -9,7 +9,7 @@ refusal answers 4xx with a stable ``code``.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import msgspec
 from litestar import Request, get, post
@@ -24,6 +24,7 @@ from muggins.rules.describe import PRESET_SUMMARIES, Language, describe, preset_
 from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
 from muggins.streams import table_stream
+from muggins.table_life import LifeKind, table_life
 from muggins.tables.errors import BadRequest, PlayerNotFound, Refusal, TableNotFound
 from muggins.tables.protocol import (
     CreateTable,
@@ -70,14 +71,12 @@ def refused(error: Refusal | IllegalMove) -> HTTPException:
 
 async def table_info(runtime: Runtime, table_id: str, language: Language = "en") -> TableInfo:
     table = (await runtime.seating.table(table_id)).state
-    status = "waiting"
-    if table.game:
-        game = await runtime.commands.game(table_id, table.game)
-        status = "finished" if game.state and game.state.phase == "game-over" else "playing"
+    game = (await runtime.commands.game(table_id, table.game)).state if table.game else None
+    life = table_life(table, game)
     return TableInfo(
         table_id=table_id,
         preset=table.ruleset.preset,
-        status=status,  # type: ignore[arg-type]
+        status=STATUS_OF_LIFE[life.kind],
         game=table.game,
         turn_clock_seconds=table.turn_clock_seconds,
         rules=[RuleLine(topic, text) for topic, text in describe(table.ruleset, language)],
@@ -88,7 +87,16 @@ async def table_info(runtime: Runtime, table_id: str, language: Language = "en")
         spectator_link=runtime.watch_link(table_id),
         title=preset_title(table.ruleset.preset, language),
         chat=table.chat,
+        closed_reason=life.reason,
+        missing=list(life.missing),
     )
+
+
+#: The HTTP status of each state of a table's life (the names clients know).
+STATUS_OF_LIFE: dict[LifeKind, Literal["waiting", "playing", "finished", "closed"]] = {
+    "waiting": "waiting", "playing": "playing", "between-games": "finished",
+    "closed": "closed",
+}
 
 
 async def strictly(request: Request, kind: type[Body]) -> Body:  # type: ignore[type-arg]

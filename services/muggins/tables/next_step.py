@@ -15,9 +15,10 @@ from typing import Literal
 
 from muggins.bots import make_bot
 from muggins.rules.state import GameState
-from muggins.table_events import TableState
+from muggins.table_events import CloseReason, TableState
+from muggins.table_life import closing_now
 
-StepKind = Literal["start-game", "deal", "bot-call", "bot-move", "clock-out"]
+StepKind = Literal["start-game", "deal", "bot-call", "bot-move", "clock-out", "close"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,9 @@ class Timings:
     bot_delay: float = 0.8
     #: The pause after a hand ends before the next is dealt.
     hand_pause: float = 2.0
+    #: How long a table waits for people, or stands with its game over,
+    #: before it closes.
+    idle_close: float = 1800.0
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ class Step:
     kind: StepKind
     after: float
     seat: int | None = None
+    #: Why the table closes (a "close" step).
+    reason: CloseReason | None = None
 
 
 def turn_began(last_event_at: datetime.datetime,
@@ -52,14 +58,19 @@ def turn_began(last_event_at: datetime.datetime,
 def next_step(table: TableState, game: GameState | None, waited: float,
               timings: Timings) -> Step | None:
     """The table's next step, ``waited`` seconds after its turn began
-    (turn_began); None when nothing is due until somebody acts (a seat is
-    free, the game is over)."""
-    if table.game == 0:
+    (turn_began; for a table still waiting for people, after its last
+    event); None when it is closed: nothing is ever due there again."""
+    if table.closed is not None:
         return None
+    if table.game == 0:
+        return Step("close", timings.idle_close - waited, reason="idle")
     if game is None:
         return Step("start-game", 0.0)
+    closing = closing_now(table, game)
+    if closing is not None:
+        return Step("close", 0.0, reason=closing)
     if game.phase == "game-over":
-        return None
+        return Step("close", timings.idle_close - waited, reason="finished")
     if game.phase == "between-hands" or game.hand is None:
         pause = timings.hand_pause if game.hands_played else 0.0
         return Step("deal", pause - waited)

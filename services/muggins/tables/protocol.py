@@ -72,7 +72,9 @@ class SeatSummary(msgspec.Struct, frozen=True):
 class TableInfo(msgspec.Struct, frozen=True):
     table_id: str
     preset: str
-    status: Literal["waiting", "playing", "finished"]
+    #: What the table is doing (muggins.table_life): "finished" is between
+    #: games (the game is over; a rematch may follow).
+    status: Literal["waiting", "playing", "finished", "closed"]
     game: int
     turn_clock_seconds: int
     rules: list[RuleLine]
@@ -84,6 +86,10 @@ class TableInfo(msgspec.Struct, frozen=True):
     title: str = ""
     #: Whether the table has a chat.
     chat: bool = True
+    #: Why it closed (finished, abandoned, everyone-left, idle), when closed.
+    closed_reason: str | None = None
+    #: Seats whose person has gone (a bot plays them meanwhile).
+    missing: list[int] = []
 
 
 class SeatGranted(msgspec.Struct, frozen=True):

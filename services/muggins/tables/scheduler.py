@@ -44,6 +44,7 @@ import structlog
 from prometheus_client import Counter
 
 from muggins.bots import BotLevel
+from muggins.eventstore.store import ConcurrencyError
 from muggins.retry import Backoff, Retry
 from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.errors import IllegalMove
@@ -310,6 +311,8 @@ class Scheduler:
             if game is not None and game.last_event_at is not None:
                 began = turn_began(game.last_event_at, _seat_changed_at(table, game))
                 waited = (row["now"] - began).total_seconds()
+            elif table.state.game == 0 and table.last_event_at is not None:
+                waited = (row["now"] - table.last_event_at).total_seconds()
             step = next_step(table.state, game.state if game else None, waited, self.timings)
             if step is None:
                 await self.pool.execute(QUERIES["forget_due"], table_id, row["generation"])
@@ -328,6 +331,12 @@ class Scheduler:
     async def _do(self, step: Step, table: Table, game: Game | None) -> bool:
         """Carry ``step`` out; False if it was refused (nothing changed)."""
         table_id = table.state.table_id
+        if step.kind == "close" and step.reason is not None:
+            try:
+                await self.seating.close(table, step.reason)
+            except ConcurrencyError:  # somebody acted meanwhile: derived anew
+                return False
+            return True
         if step.kind == "start-game" or game is None or game.state is None:
             await self.commands.start_game(table)
             return True

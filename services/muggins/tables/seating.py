@@ -34,10 +34,12 @@ from muggins.streams import table_stream
 from muggins.table_events import (
     BotAtSeat,
     BotTookOver,
+    CloseReason,
     GameBegun,
     PlayerReturned,
     ReturnReason,
     SeatTaken,
+    TableClosed,
     TableOpened,
     TableState,
     TakeoverReason,
@@ -49,6 +51,7 @@ from muggins.tables.errors import (
     BadToken,
     SeatHeldByBot,
     SeatUnavailable,
+    TableClosedRefusal,
     TableNotFound,
 )
 from muggins.tables.protocol import CreateTable, SeatGranted, SeatingEntry, TakeSeat, clean_name
@@ -125,6 +128,9 @@ class Table:
     version: int
     changed_at: dict[int, datetime.datetime] = field(default_factory=dict)
     read_at: float = 0.0
+    #: When its last event was recorded (the store's clock): a table waiting
+    #: for people closes a while after it (muggins.tables.next_step).
+    last_event_at: datetime.datetime | None = None
 
     def after(self, recorded: Sequence[RecordedEvent]) -> Table:
         state, changed = self.state, dict(self.changed_at)
@@ -134,13 +140,20 @@ class Table:
             if isinstance(event, PlayerReturned | BotTookOver):
                 changed[event.seat] = entry.recorded_at
         version = recorded[-1].stream_version if recorded else self.version
-        return Table(state, version, changed, time.monotonic())
+        last = recorded[-1].recorded_at if recorded else self.last_event_at
+        return Table(state, version, changed, time.monotonic(), last)
+
+    def refuse_if_closed(self) -> None:
+        if self.state.closed is not None:
+            raise TableClosedRefusal(f"this table is closed ({self.state.closed}): "
+                                     "its replays stay open to everyone")
 
 
 def table_from(table_id: str, recorded: Sequence[RecordedEvent]) -> Table:
     """A table from its stream's events (the first is TableOpened)."""
     first = table_event_decoder.decode(recorded[0].payload)
-    start = Table(evolve_table(None, first, table_id), recorded[0].stream_version)
+    start = Table(evolve_table(None, first, table_id), recorded[0].stream_version,
+                  last_event_at=recorded[0].recorded_at)
     return start.after(recorded[1:])
 
 
@@ -148,9 +161,12 @@ class Seating:
     """Tables: opened, sat at, taken over, returned to; read from their streams."""
 
     def __init__(self, pool: asyncpg.Pool, store: EventStore,
-                 wakeups: Wakeups | None = None) -> None:
+                 wakeups: Wakeups | None = None, *, idle_close: float = 1800.0) -> None:
         self.pool = pool
         self.store = store
+        #: A table waiting for people closes this long after its last event
+        #: (the scheduler's step; every seating append sets the row again).
+        self.idle_close = idle_close
         self._tables: dict[str, Table] = {}
         #: Told of every append that makes something due (the scheduler's
         #: quick path; the due row itself is what counts).
@@ -218,14 +234,12 @@ class Seating:
         full = len(bots) == ruleset.seats
         if full:
             events.append(GameBegun(game=1))
-        recorded = await self.store.append(
-            table_stream(table_id), 0, events, actor="system",
-            due=Due(table_id, 0.0) if full else None,
-        )
+        due = Due(table_id, 0.0 if full else self.idle_close)
+        recorded = await self.store.append(table_stream(table_id), 0, events,
+                                           actor="system", due=due)
         table = table_from(table_id, recorded)
         self._remember(table_id, table)
-        if full:
-            self.wakeups.due(table_id, 0.0)
+        self.wakeups.due(table_id, due.seconds)
         log.info("table opened", table=table_id, preset=ruleset.preset, bots=len(bots))
         return table
 
@@ -238,6 +252,7 @@ class Seating:
         except ValueError as error:
             raise BadRequest(str(error)) from None
         table = await self.table(table_id, fresh=True)
+        table.refuse_if_closed()
         seats = table.state.ruleset.seats
         if not 0 <= seat < seats:
             raise BadRequest(f"seat {seat} does not exist: seats are 0 to {seats - 1}")
@@ -275,6 +290,7 @@ class Seating:
 
     async def _seat(self, table: Table, seat: int, player_id: str, name: str) -> Table:
         for _ in range(APPEND_ATTEMPTS):
+            table.refuse_if_closed()
             self._check_free(table, seat, player_id)
             events: list[Event] = [SeatTaken(seat=seat, player_id=player_id, name=name)]
             full = table.state.free_seats == 1
@@ -283,7 +299,9 @@ class Seating:
             try:
                 return await self._append(
                     table, events, actor=f"seat:{seat}",
-                    due=Due(table.state.table_id, 0.0, earliest=True) if full else None,
+                    # Somebody sat down: the idle wait starts again.
+                    due=Due(table.state.table_id, 0.0, earliest=True) if full
+                    else Due(table.state.table_id, self.idle_close),
                 )
             except ConcurrencyError:
                 table = await self.table(table.state.table_id, fresh=True)
@@ -341,7 +359,8 @@ class Seating:
         for _ in range(APPEND_ATTEMPTS):
             table = await self.table(table_id, fresh=True)
             held = table.state.seats[seat]
-            if held.bot_level is not None or held.player_id is None or held.takeover:
+            if (held.bot_level is not None or held.player_id is None or held.takeover
+                    or table.state.closed is not None):
                 return False
             again = reason == "clock" and held.last_timeout == (game, version)
             event = BotTookOver(seat=seat, reason=reason, game=game, version=version, hand=hand,
@@ -364,6 +383,7 @@ class Seating:
         """
         for _ in range(APPEND_ATTEMPTS):
             table = await self.table(table_id, fresh=True)
+            table.refuse_if_closed()
             held = table.state.seats[seat]
             if held.takeover is None:
                 return False
@@ -383,9 +403,20 @@ class Seating:
     async def begin_game(self, table: Table) -> Table:
         """The next game at the table (GameBegun): its stream is started by
         the scheduler, at once."""
+        table.refuse_if_closed()
         return await self._append(table, [GameBegun(game=table.state.game + 1)],
                                   actor="system",
                                   due=Due(table.state.table_id, 0.0, earliest=True))
+
+
+    async def close(self, table: Table, reason: CloseReason) -> Table:
+        """Close the table for good (TableClosed), as read at ``table``'s
+        version: ConcurrencyError if it moved on meanwhile (a person sat down,
+        came back: the step is derived anew).  Nothing is due there again."""
+        closed = await self._append(table, [TableClosed(reason=reason)], actor="system",
+                                    due=Due(table.state.table_id, None))
+        log.info("table closed", table=table.state.table_id, reason=reason)
+        return closed
 
 
 def seating_history(recorded: Sequence[RecordedEvent]) -> list[SeatingEntry]:

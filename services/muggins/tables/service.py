@@ -50,7 +50,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
     process_id = uuid.uuid4().hex
     players = settings.role == "all"
     wakeups = Wakeups()
-    seating = Seating(infra.pool, infra.store, wakeups)
+    seating = Seating(infra.pool, infra.store, wakeups, idle_close=settings.idle_close)
     broadcast_clock = BroadcastClock()
     commands = Commands(infra.store, seating, timings(settings), broadcast_clock, wakeups)
     presence = Presence(infra.pool, process_id)

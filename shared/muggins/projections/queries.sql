@@ -39,7 +39,10 @@ SELECT v.table_id, v.game, v.version, v.public_view::text AS public_view,
        (SELECT array_agg(s.name ORDER BY s.seat) FROM seats s WHERE s.table_id = v.table_id)
            AS names
   FROM table_views v
- WHERE v.phase IN ('playing', 'between-hands') ORDER BY v.updated_at DESC LIMIT $1;
+ WHERE v.phase IN ('playing', 'between-hands')
+   AND NOT EXISTS (SELECT 1 FROM tables t
+                    WHERE t.table_id = v.table_id AND t.closed_reason IS NOT NULL)
+ ORDER BY v.updated_at DESC LIMIT $1;
 
 -- name: open_tables
 -- Tables waiting for people: those where somebody already sits first (a
@@ -47,7 +50,7 @@ SELECT v.table_id, v.game, v.version, v.public_view::text AS public_view,
 SELECT t.table_id, t.ruleset::text AS ruleset, count(*) FILTER (WHERE s.name IS NULL) AS free,
        count(*) AS seats, count(*) FILTER (WHERE s.player_id IS NOT NULL) AS people
   FROM tables t JOIN seats s USING (table_id)
- WHERE t.game_number = 0
+ WHERE t.game_number = 0 AND t.closed_reason IS NULL
  GROUP BY t.table_id, t.ruleset::text, t.created_at
 HAVING count(*) FILTER (WHERE s.name IS NULL) > 0
  ORDER BY count(*) FILTER (WHERE s.player_id IS NOT NULL) > 0 DESC, t.created_at DESC,
@@ -56,7 +59,7 @@ HAVING count(*) FILTER (WHERE s.name IS NULL) > 0
 
 -- name: open_tables_count
 SELECT count(*) FROM tables AS t
- WHERE t.game_number = 0
+ WHERE t.game_number = 0 AND t.closed_reason IS NULL
    AND EXISTS (SELECT 1 FROM seats AS s WHERE s.table_id = t.table_id AND s.name IS NULL);
 
 -- name: load_tallies
@@ -117,6 +120,9 @@ UPDATE seats SET name = $3, player_id = $4 WHERE table_id = $1 AND seat = $2;
 
 -- name: seating_game
 UPDATE tables SET game_number = greatest(game_number, $2) WHERE table_id = $1;
+
+-- name: seating_closed
+UPDATE tables SET closed_reason = $2 WHERE table_id = $1;
 
 -- name: seating_bot_playing
 UPDATE seats SET bot_playing = $3 WHERE table_id = $1 AND seat = $2 AND bot_level IS NULL;

@@ -24,6 +24,7 @@ from muggins.table_events import (
     GameBegun,
     PlayerReturned,
     SeatTaken,
+    TableClosed,
     TableOpened,
     bot_name,
     table_event_decoder,
@@ -169,6 +170,8 @@ class TableSeating:
                                          event.name, uuid.UUID(event.player_id))
             elif isinstance(event, GameBegun):
                 await connection.execute(QUERIES["seating_game"], table_id, event.game)
+            elif isinstance(event, TableClosed):
+                await connection.execute(QUERIES["seating_closed"], table_id, event.reason)
             elif isinstance(event, BotTookOver | PlayerReturned):
                 await connection.execute(QUERIES["seating_bot_playing"], table_id, event.seat,
                                          isinstance(event, BotTookOver))

@@ -1,0 +1,124 @@
+"""A table's life (muggins.table_life), on real PostgreSQL and NATS: nobody's
+bots play to an empty room, a table of bots closes when its game is over, a
+table nobody sits at closes as idle, and a closed table refuses everything
+with ``table-closed`` and writes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from muggins.embedded import EmbeddedNats
+from muggins.streams import game_stream, table_stream
+from tests.service.client import SeatClient
+from tests.service.conftest import Running, serve
+from tests.service.test_play import create, sit
+
+
+async def status_becomes(service: Running, table_id: str, wanted: str,
+                         within: float = 60) -> dict[str, Any]:
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        info: dict[str, Any] = (await service.http.get(f"/tables/{table_id}")).json()
+        if info["status"] == wanted:
+            return info
+        assert asyncio.get_running_loop().time() < deadline, info
+        await asyncio.sleep(0.1)
+
+
+async def lobby_lists(service: Running, table_id: str, listed: bool) -> None:
+    """Wait until the lobby (a read model: it catches up) lists the table, or not."""
+    deadline = asyncio.get_running_loop().time() + 20
+    while (table_id in [t["table_id"] for t in
+                        (await service.http.get("/lobby")).json()["open"]]) != listed:
+        assert asyncio.get_running_loop().time() < deadline, f"listed: {not listed}"
+        await asyncio.sleep(0.1)
+
+
+async def refused_as_closed(service: Running, table_id: str, client: SeatClient) -> None:
+    """Every way in is refused with table-closed, and nothing is written."""
+    before = [len(await service.infra.store.read_stream(table_stream(table_id))),
+              len(await service.infra.store.read_stream(game_stream(table_id, 1)))]
+    for seat in range(2):
+        answer = await service.http.post(f"/tables/{table_id}/seats/{seat}",
+                                         json={"name": "Late"})
+        assert answer.status_code == 409 and answer.json()["code"] == "table-closed", \
+            answer.text
+    await client.send({"type": "rematch"})
+    refused = await client.until(lambda m: m["type"] == "error")
+    assert refused["code"] == "table-closed", refused
+    await client.send({"type": "back"})
+    refused = await client.until(lambda m: m["type"] == "error")
+    assert refused["code"] == "table-closed", refused
+    after = [len(await service.infra.store.read_stream(table_stream(table_id))),
+             len(await service.infra.store.read_stream(game_stream(table_id, 1)))]
+    assert after == before
+
+
+async def test_a_person_who_leaves_gets_a_bot_for_the_hand_then_the_table_closes(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    """Seed 000, section 9: the bot finishes the hand, not the game; with
+    nobody left the table closes, the person has no win, and the game's
+    version stops moving."""
+    async with serve(database_url, nats_server.url, grace_period=0.3,
+                     bot_delay=0.05) as service:
+        table = await create(service, bots=[{"seat": 1, "level": "greedy"}])
+        table_id = table["table_id"]
+        granted = await sit(service, table_id, 0, "Ana")
+        player = await SeatClient.connect(service.ws_url, table_id, granted["token"])
+        await player.until(lambda m: player.my_turn(), 30)
+        await player.play_first_legal()
+        await player.until(lambda m: m["type"] == "event"
+                           and m["event"]["type"] == "TilePlayed"
+                           and m["event"]["seat"] == 0)
+        await player.close()
+        info = await status_becomes(service, table_id, "closed")
+        assert info["closed_reason"] == "everyone-left"
+        game = await service.infra.store.read_stream(game_stream(table_id, 1))
+        kinds = [type(r.event()).__name__ for r in game]
+        # The bot finished the hand it took over, and dealt no other.
+        assert kinds.count("HandStarted") == 1 and kinds[-1] in ("HandEnded", "GameEnded")
+        assert "GameEnded" not in kinds
+        tables = [r.event_type for r in
+                  await service.infra.store.read_stream(table_stream(table_id))]
+        assert tables[-2:] == ["BotTookOver", "TableClosed"], tables
+        await asyncio.sleep(1.0)
+        assert len(await service.infra.store.read_stream(game_stream(table_id, 1))) == len(game)
+        board = (await service.http.get("/leaderboard",
+                                         params={"preset": table["preset"]})).json()
+        assert all(line["won"] == 0 for line in board["players"] if line["name"] == "Ana"), board
+        # A page that comes back finds it closed, and may do nothing there.
+        back = await SeatClient.connect(service.ws_url, table_id, granted["token"])
+        await refused_as_closed(service, table_id, back)
+        await back.close()
+
+
+async def test_a_table_of_bots_plays_its_game_and_closes(service: Running) -> None:
+    table = await create(service, bots=[{"seat": 0, "level": "greedy"},
+                                        {"seat": 1, "level": "greedy"}])
+    info = await status_becomes(service, table["table_id"], "closed", within=90)
+    assert info["closed_reason"] == "finished"
+    game = await service.infra.store.read_stream(game_stream(table["table_id"], 1))
+    assert type(game[-1].event()).__name__ == "GameEnded"
+    lobby = (await service.http.get("/lobby")).json()
+    assert table["table_id"] not in [t["table_id"] for t in lobby["playing"] + lobby["open"]]
+
+
+async def test_a_table_nobody_sits_at_closes_as_idle(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    async with serve(database_url, nats_server.url, idle_close=1.0) as service:
+        table = await create(service)
+        table_id = table["table_id"]
+        await lobby_lists(service, table_id, True)
+        # Somebody sitting down starts the wait again; then nobody else comes.
+        await sit(service, table_id, 0, "Ana")
+        info = await status_becomes(service, table_id, "closed", within=20)
+        assert info["closed_reason"] == "idle"
+        answer = await service.http.post(f"/tables/{table_id}/seats/1", json={"name": "Bea"})
+        assert answer.status_code == 409 and answer.json()["code"] == "table-closed"
+        events = [r.event_type for r in
+                  await service.infra.store.read_stream(table_stream(table_id))]
+        assert events == ["TableOpened", "SeatTaken", "TableClosed"]
+        await lobby_lists(service, table_id, False)
