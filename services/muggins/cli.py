@@ -81,7 +81,8 @@ SERVE_FLAGS: dict[str, str | None] = {
     "listen_host": "--host", "listen_port": "--port", "public_url": None, "role": None,
     "projectors_in_process": "--projectors", "bot_delay": None, "hand_pause": None,
     "bot_workers": None, "expert_budget_ms": None, "takeover_bot": None,
-    "grace_period": None, "idle_close": None, "turn_clock_seconds": None, "tables_per_minute": None,
+    "grace_period": None, "idle_close": None, "absence_wait": None,
+    "turn_clock_seconds": None, "tables_per_minute": None,
     "sockets_per_address": None, "sockets_per_minute": None, "penalty_seconds": None,
     "trusted_proxies": None,
 }

@@ -117,6 +117,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     idle_close: Annotated[float, msgspec.Meta(ge=1, le=7 * 24 * 3600), about(
         "Seconds a table may wait with nobody sitting down, or stand with its game "
         "over and no rematch, before it closes (as idle, or finished).")] = 1800.0
+    absence_wait: Annotated[float, msgspec.Meta(ge=0, le=24 * 3600), about(
+        "Seconds a game paused for a person who left waits for them before those "
+        "who stayed may choose: play on with the bot (unrated) or end the "
+        "game.")] = 120.0
     grace_period: Annotated[float, msgspec.Meta(ge=0, le=3600), about(
         "Seconds a player who left has to come back before a bot takes the "
         "seat.")] = 30.0

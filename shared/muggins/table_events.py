@@ -30,6 +30,10 @@ ReturnReason = Literal["move", "back"]
 #: bots only); its game was ended without a winner; every person at it left;
 #: nobody sat down for a long while.
 CloseReason = Literal["finished", "abandoned", "everyone-left", "idle"]
+#: What the people who stayed chose for a game paused by a missing person:
+#: play on with the bot in that seat (the game is then unrated for
+#: everyone), or end the game (abandoned by the person who left).
+AbsenceChoice = Literal["bot", "end"]
 
 
 class BotAtSeat(msgspec.Struct, frozen=True, gc=False):
@@ -85,6 +89,17 @@ class PlayerReturned(Event, frozen=True, kw_only=True):
     reason: ReturnReason
 
 
+class AbsenceDecided(Event, frozen=True, kw_only=True):
+    """The people still seated chose what becomes of a game paused for
+    ``seats`` (whose persons had gone): the first choice is the one kept."""
+
+    game: int
+    seats: tuple[int, ...]
+    choice: AbsenceChoice
+    #: The seat of the person who chose.
+    by_seat: int
+
+
 class TableClosed(Event, frozen=True, kw_only=True):
     """The table is closed for good: it takes no command, deals no hand and
     runs no bot from now on (muggins.table_life)."""
@@ -93,7 +108,7 @@ class TableClosed(Event, frozen=True, kw_only=True):
 
 
 AnyTableEvent = (TableOpened | SeatTaken | GameBegun | BotTookOver | PlayerReturned
-                 | TableClosed)
+                 | AbsenceDecided | TableClosed)
 table_event_decoder = msgspec.json.Decoder(AnyTableEvent)
 
 BOT_PLAYER_PREFIX = "bot:"
@@ -150,6 +165,9 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     bot_budget_ms: int | None = None
     #: Closed for good, and why (None while the table is open).
     closed: CloseReason | None = None
+    #: What was chosen for the current game when a person went missing
+    #: (None: nothing yet).  "bot": the game plays on, unrated.
+    absence_choice: AbsenceChoice | None = None
 
     @property
     def names(self) -> list[str | None]:
@@ -167,6 +185,11 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     def people(self) -> tuple[SeatState, ...]:
         """The seats a person holds (whether they play it now or a bot does)."""
         return tuple(s for s in self.seats if s.player_id is not None)
+
+    @property
+    def missing(self) -> tuple[int, ...]:
+        """The seats whose person has gone (a bot took them for absence)."""
+        return tuple(s.seat for s in self.people if s.takeover == "absent")
 
     @property
     def everyone_left(self) -> bool:
@@ -216,7 +239,9 @@ def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> 
         return _with_seat(state, msgspec.structs.replace(
             state.seats[event.seat], player_id=event.player_id, name=event.name))
     if isinstance(event, GameBegun):
-        return msgspec.structs.replace(state, game=event.game)
+        return msgspec.structs.replace(state, game=event.game, absence_choice=None)
+    if isinstance(event, AbsenceDecided):
+        return msgspec.structs.replace(state, absence_choice=event.choice)
     if isinstance(event, BotTookOver):
         seat = state.seats[event.seat]
         return _with_seat(state, msgspec.structs.replace(

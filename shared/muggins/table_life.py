@@ -7,13 +7,11 @@ of the table's fold and its current game's fold, beside them, so any
 process reaches the same answer.
 
     waiting        the seats are not all taken yet (no game has begun)
-    playing        a game is on (a bot plays the seat of a person who left)
+    playing        a game is on (a bot finishes the hand of a person who left)
+    paused         between hands, a person is missing: no deal until they
+                   come back or those who stayed choose (AbsenceDecided)
     between-games  the game is over; a rematch may follow
     closed         for good, with why (muggins.table_events.CloseReason)
-
-(A pause for a missing person, and the choices of those who stay, are
-still to come: until then a bot plays on for a person who left while
-somebody else stays.)
 """
 
 from __future__ import annotations
@@ -25,7 +23,7 @@ import msgspec
 from muggins.rules.state import GameState
 from muggins.table_events import CloseReason, TableState
 
-LifeKind = Literal["waiting", "playing", "between-games", "closed"]
+LifeKind = Literal["waiting", "playing", "paused", "between-games", "closed"]
 
 
 class TableLife(msgspec.Struct, frozen=True):
@@ -42,13 +40,16 @@ def _between_hands(game: GameState) -> bool:
 
 def table_life(table: TableState, game: GameState | None) -> TableLife:
     """The one state ``table`` is in, its current game (None: not started) being ``game``."""
-    missing = tuple(s.seat for s in table.people if s.takeover == "absent")
+    missing = table.missing
     if table.closed is not None:
         return TableLife("closed", table.closed, missing)
     if table.game == 0:
         return TableLife("waiting", missing=missing)
     if game is not None and game.phase == "game-over":
         return TableLife("between-games", missing=missing)
+    if (game is not None and missing and _between_hands(game)
+            and table.absence_choice != "bot"):
+        return TableLife("paused", missing=missing)
     return TableLife("playing", missing=missing)
 
 

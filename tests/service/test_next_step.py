@@ -9,15 +9,18 @@ from muggins.rules.game import play, start_game
 from muggins.rules.presets import preset
 from muggins.rules.state import GameState
 from muggins.table_events import (
+    AbsenceDecided,
     BotAtSeat,
     BotTookOver,
     GameBegun,
     PlayerReturned,
     SeatTaken,
+    TableClosed,
     TableOpened,
     TableState,
     fold_table,
 )
+from muggins.table_life import TableLife, table_life
 from muggins.tables.next_step import Step, Timings, next_step, seconds_to_move
 
 TIMINGS = Timings(bot_delay=0.8, hand_pause=2.0)
@@ -37,11 +40,64 @@ def dealt() -> GameState:
     return state
 
 
-def test_nothing_is_due_at_a_table_waiting_for_people_or_after_the_game() -> None:
+def test_a_table_waiting_for_people_or_after_its_game_closes_after_the_idle_wait() -> None:
     waiting = fold_table([TableOpened(ruleset=RULES, turn_clock_seconds=30)], "Tab1")
-    assert next_step(waiting, None, 0.0, TIMINGS) is None
+    assert next_step(waiting, None, 0.0, TIMINGS) == Step("close", 1800.0, reason="idle")
     over = msgspec.structs.replace(dealt(), phase="game-over", hand=None)
-    assert next_step(table(), over, 99.0, TIMINGS) is None
+    assert next_step(table(), over, 99.0, TIMINGS) == Step("close", 1701.0,
+                                                          reason="finished")
+    assert table_life(waiting, None).kind == "waiting"
+    assert table_life(table(), over).kind == "between-games"
+
+
+def test_a_closed_table_has_nothing_due_ever() -> None:
+    for reason in ("finished", "abandoned", "everyone-left", "idle"):
+        closed = table(TableClosed(reason=reason))
+        assert next_step(closed, dealt(), 99.0, TIMINGS) is None
+        assert table_life(closed, dealt()) == TableLife("closed", reason)
+
+
+def test_a_table_of_bots_closes_as_soon_as_its_game_is_over() -> None:
+    bots = fold_table([TableOpened(ruleset=RULES, turn_clock_seconds=30,
+                                   bots=(BotAtSeat(0, "greedy"), BotAtSeat(1, "greedy"))),
+                       GameBegun(game=1)], "Tab1")
+    over = msgspec.structs.replace(dealt(), phase="game-over", hand=None)
+    assert next_step(bots, over, 0.0, TIMINGS) == Step("close", 0.0, reason="finished")
+    assert next_step(bots, dealt(), 0.0, TIMINGS) != Step("close", 0.0, reason="finished")
+
+
+def test_a_bot_finishes_the_hand_of_a_person_who_left_then_the_game_pauses() -> None:
+    state = dealt()
+    assert state.hand is not None
+    left = BotTookOver(seat=0, reason="absent", game=1, version=7, hand=1)
+    # Alone with a bot: the bot finishes the hand, then the table closes.
+    alone = table(left)
+    assert table_life(alone, state) == TableLife("playing", missing=(0,))
+    if state.hand.turn == 0:
+        step = next_step(alone, state, 0.0, TIMINGS)
+        assert step is not None and step.kind == "bot-move"
+    between = msgspec.structs.replace(state, phase="between-hands", hand=None,
+                                      hands_played=1)
+    assert next_step(alone, between, 0.0, TIMINGS) == Step("close", 0.0,
+                                                           reason="everyone-left")
+    # With somebody who stayed: no deal; the pause ends the game after the idle wait.
+    two = fold_table([TableOpened(ruleset=RULES, turn_clock_seconds=30),
+                      SeatTaken(seat=0, player_id="p", name="Ana"),
+                      SeatTaken(seat=1, player_id="q", name="Bea"), GameBegun(game=1), left],
+                     "Tab1")
+    assert table_life(two, between) == TableLife("paused", missing=(0,))
+    assert next_step(two, between, 10.0, TIMINGS) == Step("close", 1790.0,
+                                                          reason="abandoned")
+    # Those who stayed chose to play on with the bot: the deal comes again.
+    on = fold_table([AbsenceDecided(game=1, seats=(0,), choice="bot", by_seat=1)], "Tab1",
+                    two)
+    assert table_life(on, between).kind == "playing"
+    assert next_step(on, between, 10.0, TIMINGS) == Step("deal", -8.0)
+    # A new game forgets the choice.
+    assert fold_table([GameBegun(game=2)], "Tab1", on).absence_choice is None
+    # The person came back: the deal comes again, nothing to choose.
+    back = fold_table([PlayerReturned(seat=0, reason="back")], "Tab1", two)
+    assert table_life(back, between) == TableLife("playing")
 
 
 def test_a_begun_game_with_no_events_starts_now() -> None:
@@ -86,3 +142,12 @@ def test_the_same_timings_give_the_same_step_wherever_they_are_derived() -> None
     state = dealt()
     steps = {next_step(table(), state, 3.0, TIMINGS) for _ in range(5)}
     assert len(steps) == 1
+
+
+def test_every_state_of_a_tables_life_has_an_http_status() -> None:
+    from typing import get_args
+
+    from muggins.table_life import LifeKind
+    from muggins.tables.http import STATUS_OF_LIFE
+
+    assert set(STATUS_OF_LIFE) == set(get_args(LifeKind))

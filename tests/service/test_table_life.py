@@ -6,6 +6,7 @@ with ``table-closed`` and writes nothing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from muggins.embedded import EmbeddedNats
@@ -122,3 +123,119 @@ async def test_a_table_nobody_sits_at_closes_as_idle(
                   await service.infra.store.read_stream(table_stream(table_id))]
         assert events == ["TableOpened", "SeatTaken", "TableClosed"]
         await lobby_lists(service, table_id, False)
+
+
+async def play_until(clients: list[SeatClient], done: Any, within: float = 60) -> None:
+    """Each client plays its first legal move on its turn until ``done()``."""
+    deadline = asyncio.get_running_loop().time() + within
+    while not done():
+        assert asyncio.get_running_loop().time() < deadline, "not reached in time"
+        for client in clients:
+            last = next((m for m in reversed(client.messages)
+                         if m["type"] not in ("spectators", "chat")), None)
+            if (client.my_turn() and last is not None and last["type"] in ("view", "welcome")
+                    and client.played_at < client.version):
+                client.played_at = client.version
+                await client.play_first_legal()
+        for client in clients:
+            with contextlib.suppress(TimeoutError):
+                await client.receive(0.05)
+
+
+def hands_ended(client: SeatClient) -> int:
+    return sum(m["type"] == "event" and m["event"]["type"] == "HandEnded"
+               for m in client.messages)
+
+
+def life_of(client: SeatClient) -> dict[str, Any] | None:
+    last = next((m for m in reversed(client.messages)
+                 if m["type"] in ("view", "welcome") and m.get("life")), None)
+    return last["life"] if last is not None else None
+
+
+async def two_at_a_table(service: Running) -> tuple[str, dict[str, Any], SeatClient,
+                                                      SeatClient]:
+    """Ana and Bea play a whole hand at a rated table; then Ana closes her page
+    while the second hand is on.  Her granted seat, and both clients."""
+    table = await create(service)
+    table_id = table["table_id"]
+    ana_seat = await sit(service, table_id, 0, "Ana")
+    bea_seat = await sit(service, table_id, 1, "Bea")
+    ana = await SeatClient.connect(service.ws_url, table_id, ana_seat["token"])
+    bea = await SeatClient.connect(service.ws_url, table_id, bea_seat["token"])
+    await play_until([ana, bea], lambda: hands_ended(bea) >= 1
+                     and bea.view is not None and bea.view["phase"] == "playing")
+    await ana.close()
+    return table_id, ana_seat, ana, bea
+
+
+async def test_two_people_one_leaves_the_game_pauses_and_the_other_ends_it(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    async with serve(database_url, nats_server.url, grace_period=0.3, bot_delay=0.05,
+                     absence_wait=3.0) as service:
+        table_id, _, _, bea = await two_at_a_table(service)
+        # The bot finishes Ana's hand (Bea plays hers); then the game pauses.
+        await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
+        life = life_of(bea)
+        assert life is not None and [m["seat"] for m in life["missing"]] == [0]
+        assert life["missing"][0]["name"] == "Ana" and life["missing"][0]["since"]
+        assert life["choices_from"]
+        info = (await service.http.get(f"/tables/{table_id}")).json()
+        assert info["life"]["kind"] == "paused"
+        dealt = len(await service.infra.store.read_stream(game_stream(table_id, 1)))
+        # Too early: refused, nothing written.
+        await bea.send({"type": "decide", "choice": "end"})
+        assert (await bea.until(lambda m: m["type"] == "error"))["code"] == "wait-first"
+        await asyncio.sleep(3.0)
+        assert len(await service.infra.store.read_stream(game_stream(table_id, 1))) == dealt
+        # Two choices at once: exactly one outcome.
+        await bea.send({"type": "decide", "choice": "end"})
+        await bea.send({"type": "decide", "choice": "bot"})
+        refused = await bea.until(lambda m: m["type"] == "error")
+        assert refused["code"] in ("table-closed", "already-decided"), refused
+        info = await status_becomes(service, table_id, "closed")
+        assert info["closed_reason"] == "abandoned"
+        events = [r.event_type for r in
+                  await service.infra.store.read_stream(table_stream(table_id))]
+        assert events.count("AbsenceDecided") == 1 and events[-1] == "TableClosed"
+        await bea.close()
+
+
+async def test_two_people_one_leaves_and_the_other_plays_on_with_the_bot(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    async with serve(database_url, nats_server.url, grace_period=0.3, bot_delay=0.05,
+                     absence_wait=0.5) as service:
+        table_id, _, _, bea = await two_at_a_table(service)
+        await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
+        await asyncio.sleep(0.6)
+        await bea.send({"type": "decide", "choice": "bot"})
+        # The next hand is dealt, and the bot plays Ana's seat.
+        await play_until([bea], lambda: hands_ended(bea) >= 3, within=90)
+        info = (await service.http.get(f"/tables/{table_id}")).json()
+        assert info["life"]["choice"] == "bot" and info["status"] == "playing"
+        await bea.close()
+
+
+async def test_the_person_who_left_comes_back_in_time_and_plays_on(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    async with serve(database_url, nats_server.url, grace_period=0.3, bot_delay=0.05,
+                     absence_wait=60.0) as service:
+        table_id, ana_seat, _, bea = await two_at_a_table(service)
+        await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
+        # Ana may not choose for her own absence: she comes back.
+        ana = await SeatClient.connect(service.ws_url, table_id, ana_seat["token"])
+        await ana.send({"type": "decide", "choice": "bot"})
+        assert (await ana.until(lambda m: m["type"] == "error"))["code"] == "you-left"
+        await ana.send({"type": "back"})
+        await play_until([ana, bea], lambda: hands_ended(bea) >= 3, within=90)
+        info = (await service.http.get(f"/tables/{table_id}")).json()
+        assert info["life"]["choice"] is None and info["life"]["missing"] == []
+        # Nothing to decide now.
+        await bea.send({"type": "decide", "choice": "end"})
+        assert (await bea.until(lambda m: m["type"] == "error"))["code"] == \
+            "nothing-to-decide"
+        await ana.close()
+        await bea.close()

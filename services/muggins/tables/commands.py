@@ -27,7 +27,18 @@ from muggins.rules.events import Event, GameStarted, HandStarted
 from muggins.rules.game import fold, play, start_game
 from muggins.rules.state import GameState
 from muggins.streams import game_stream
-from muggins.tables.errors import TRANSIENT, SeatHeldByBot, StaleView
+from muggins.table_events import AbsenceChoice
+from muggins.table_life import table_life
+from muggins.tables.errors import (
+    TRANSIENT,
+    AlreadyDecided,
+    NothingToDecide,
+    SeatHeldByBot,
+    StaleView,
+    WaitFirst,
+    YouLeft,
+)
+from muggins.tables.life_view import choices_from
 from muggins.tables.metrics import MOVES, BroadcastClock
 from muggins.tables.next_step import Timings, next_step
 from muggins.tables.seating import Seating, Table
@@ -36,6 +47,8 @@ from muggins.tables.wakeups import Wakeups
 #: Games whose state a process keeps at hand; older ones are rebuilt from
 #: the store when needed again.
 MAX_CACHED_GAMES = 5000
+#: Attempts at a table append that others keep beating.
+APPEND_ATTEMPTS = 5
 log = structlog.get_logger(__name__)
 
 
@@ -227,6 +240,35 @@ class Commands:
         state = game.state if game is not None else None
         await self.seating.player_returned(table_id, seat, "back", table.state.game,
                                            hand_number(state) if state is not None else 0)
+
+    async def decide(self, table_id: str, seat: int, choice: AbsenceChoice) -> None:
+        """The person at ``seat`` chooses for a game paused by a missing
+        person (muggins.table_life): the first choice wins; a second one, a
+        choice before the wait is over, by the person who left, or when
+        nothing is paused is refused and writes nothing."""
+        for _ in range(APPEND_ATTEMPTS):
+            table = await self.seating.table(table_id, fresh=True)
+            table.refuse_if_closed()
+            game = await self.game(table_id, table.state.game) if table.state.game else None
+            life = table_life(table.state, game.state if game is not None else None)
+            if seat in life.missing:
+                raise YouLeft("you left this game: say you are back to play on")
+            if life.kind != "paused":
+                if table.state.absence_choice is not None:
+                    raise AlreadyDecided(
+                        f"it was decided already: {table.state.absence_choice}")
+                raise NothingToDecide("nobody is missing: the game goes on")
+            opens = choices_from(table, life.missing, self.timings)
+            now = datetime.datetime.now(datetime.UTC)
+            if opens is not None and now < opens:
+                raise WaitFirst(f"the choice opens in {(opens - now).total_seconds():.0f} s: "
+                                "the person who left may still come back")
+            try:
+                await self.seating.decide_absence(table, life.missing, choice, seat)
+            except ConcurrencyError:
+                continue  # somebody else chose, or came back: derived anew
+            return
+        raise IllegalMove("the table is too busy: try again")
 
     async def start_game(self, table: Table) -> None:
         """The table's current game's first event (GameStarted), once."""

@@ -55,6 +55,34 @@ class TableClosedRefusal(Refusal):
     strikes = False
 
 
+class NothingToDecide(Refusal):
+    """A choice for a missing person when nobody is missing (or the game is not paused)."""
+
+    code = "nothing-to-decide"
+    strikes = False
+
+
+class AlreadyDecided(Refusal):
+    """A second choice: the first one stands."""
+
+    code = "already-decided"
+    strikes = False
+
+
+class YouLeft(Refusal):
+    """The person who left cannot choose for their own absence: they come back."""
+
+    code = "you-left"
+    strikes = False
+
+
+class WaitFirst(Refusal):
+    """The choice opens a while after the person went missing."""
+
+    code = "wait-first"
+    strikes = False
+
+
 class BadToken(Refusal, PermissionError):
     code = "bad-token"
     status = 403

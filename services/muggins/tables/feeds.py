@@ -29,10 +29,13 @@ from muggins.rules.events import Event, event_encoder, visible_to
 from muggins.streams import spectators_subject
 from muggins.tables.chat import RECENT
 from muggins.tables.follower import Followers, GameFollower, start_once
+from muggins.tables.life_view import life_view
+from muggins.tables.next_step import Timings
 from muggins.tables.protocol import (
     ChatLine,
     EventMessage,
     GameStartedMessage,
+    LifeView,
     SpectatorCount,
     ViewMessage,
     Welcome,
@@ -137,9 +140,10 @@ class TableFeed:
     """The public side of one table, live, for any number of spectators: a
     reader of the table's follower that keeps the public messages encoded."""
 
-    def __init__(self, table_id: str, followers: Followers) -> None:
+    def __init__(self, table_id: str, followers: Followers, timings: Timings) -> None:
         self.table_id = table_id
         self.followers = followers
+        self.timings = timings
         self.follower: GameFollower | None = None
         #: The current game's public messages: events[v - 1] is version v.
         self.events: list[FeedMessage] = []
@@ -210,7 +214,7 @@ class TableFeed:
             view = self._view_message().view if self.following.state is not None else None
             first.append(_message(
                 Welcome(self.table_id, None, self.game, self.version, view, self.clock,
-                        self.following.seconds_to_move()),
+                        self.following.seconds_to_move(), self._life()),
                 self.game, self.version))
         else:
             first.append(_message(
@@ -294,15 +298,23 @@ class TableFeed:
         table = follower.table.state
         return ViewMessage(self.game, self.version,
                            game_view(follower.state, None, table.names, table.bots),
-                           follower.seconds_to_move(), spectators=len(self.spectators))
+                           follower.seconds_to_move(), spectators=len(self.spectators),
+                           life=self._life())
+
+    def _life(self) -> LifeView | None:
+        follower = self.following
+        if follower.table is None:
+            return None
+        return life_view(follower.table, follower.state, self.timings)
 
 
 class SpectatorFeeds:
     """This process's feeds, one per watched table, closed when nobody watches."""
 
-    def __init__(self, bus: Bus, followers: Followers) -> None:
+    def __init__(self, bus: Bus, followers: Followers, timings: Timings) -> None:
         self.bus = bus
         self.followers = followers
+        self.timings = timings
         #: Names this process in spectator counts on the bus.
         self.process = uuid.uuid4().hex
         self._feeds: dict[str, TableFeed] = {}
@@ -327,7 +339,7 @@ class SpectatorFeeds:
         return await start_once(self._starting, table_id, self._start)
 
     async def _start(self, table_id: str) -> TableFeed:
-        feed = TableFeed(table_id, self.followers)
+        feed = TableFeed(table_id, self.followers, self.timings)
         try:
             await feed.start()
         except BaseException:

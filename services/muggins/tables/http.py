@@ -26,6 +26,7 @@ from muggins.rules.presets import DEFAULT_PRESET, PRESETS
 from muggins.streams import table_stream
 from muggins.table_life import LifeKind, table_life
 from muggins.tables.errors import BadRequest, PlayerNotFound, Refusal, TableNotFound
+from muggins.tables.life_view import life_view
 from muggins.tables.protocol import (
     CreateTable,
     LeaderboardLine,
@@ -70,7 +71,8 @@ def refused(error: Refusal | IllegalMove) -> HTTPException:
 
 
 async def table_info(runtime: Runtime, table_id: str, language: Language = "en") -> TableInfo:
-    table = (await runtime.seating.table(table_id)).state
+    held = await runtime.seating.table(table_id)
+    table = held.state
     game = (await runtime.commands.game(table_id, table.game)).state if table.game else None
     life = table_life(table, game)
     return TableInfo(
@@ -88,14 +90,14 @@ async def table_info(runtime: Runtime, table_id: str, language: Language = "en")
         title=preset_title(table.ruleset.preset, language),
         chat=table.chat,
         closed_reason=life.reason,
-        missing=list(life.missing),
+        life=life_view(held, game, runtime.commands.timings),
     )
 
 
 #: The HTTP status of each state of a table's life (the names clients know).
-STATUS_OF_LIFE: dict[LifeKind, Literal["waiting", "playing", "finished", "closed"]] = {
-    "waiting": "waiting", "playing": "playing", "between-games": "finished",
-    "closed": "closed",
+STATUS_OF_LIFE: dict[LifeKind, Literal["waiting", "playing", "paused", "finished", "closed"]] = {
+    "waiting": "waiting", "playing": "playing", "paused": "paused",
+    "between-games": "finished", "closed": "closed",
 }
 
 

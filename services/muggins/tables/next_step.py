@@ -16,7 +16,7 @@ from typing import Literal
 from muggins.bots import make_bot
 from muggins.rules.state import GameState
 from muggins.table_events import CloseReason, TableState
-from muggins.table_life import closing_now
+from muggins.table_life import closing_now, table_life
 
 StepKind = Literal["start-game", "deal", "bot-call", "bot-move", "clock-out", "close"]
 
@@ -32,6 +32,9 @@ class Timings:
     #: How long a table waits for people, or stands with its game over,
     #: before it closes.
     idle_close: float = 1800.0
+    #: How long a game paused for a missing person waits for them before
+    #: those who stayed may choose (muggins.tables.commands.decide).
+    absence_wait: float = 120.0
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,10 @@ def next_step(table: TableState, game: GameState | None, waited: float,
         return Step("close", 0.0, reason=closing)
     if game.phase == "game-over":
         return Step("close", timings.idle_close - waited, reason="finished")
+    if table_life(table, game).kind == "paused":
+        # No deal while a person is missing: they come back, or those who
+        # stayed choose; nobody doing either for long ends the game.
+        return Step("close", timings.idle_close - waited, reason="abandoned")
     if game.phase == "between-hands" or game.hand is None:
         pause = timings.hand_pause if game.hands_played else 0.0
         return Step("deal", pause - waited)

@@ -30,15 +30,18 @@ from muggins.tables.admission import Payer
 from muggins.tables.errors import Refusal
 from muggins.tables.follower import GameFollower
 from muggins.tables.http import runtime_of
+from muggins.tables.life_view import life_view
 from muggins.tables.limits import SocketKind
 from muggins.tables.protocol import (
     Back,
     CallMugginsMessage,
     Chat,
     ChatLine,
+    Decide,
     GameStartedMessage,
     Hello,
     HintRequest,
+    LifeView,
     PlayTile,
     Rematch,
     SpectatorsMessage,
@@ -157,7 +160,7 @@ class SeatHandler:
         if follower.state is None or since is None or since >= follower.version:
             view = self._view() if follower.state is not None else None
             self._post(Welcome(self.table_id, self.seat, follower.game, follower.version,
-                               view, clock, follower.seconds_to_move()))
+                               view, clock, follower.seconds_to_move(), self._life()))
             if view is not None:
                 self.last_view = self._view_key()
         else:
@@ -221,7 +224,13 @@ class SeatHandler:
             return
         self.last_view = self._view_key()
         self._post(ViewMessage(follower.game, follower.version, self._view(),
-                               follower.seconds_to_move(), self.watching))
+                               follower.seconds_to_move(), self.watching, self._life()))
+
+    def _life(self) -> LifeView | None:
+        follower = self.following
+        if follower.table is None:
+            return None
+        return life_view(follower.table, follower.state, self.runtime.commands.timings)
 
     async def on_spectators(self, message: Msg) -> None:
         with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError):
@@ -246,6 +255,8 @@ class SeatHandler:
             await self.runtime.commands.rematch(self.table_id, after_game=self.game)
         elif isinstance(message, Back):
             await self.runtime.commands.come_back(self.table_id, self.seat)
+        elif isinstance(message, Decide):
+            await self.runtime.commands.decide(self.table_id, self.seat, message.choice)
         elif isinstance(message, HintRequest):
             self._start_hint(session)
         elif isinstance(message, Hello):

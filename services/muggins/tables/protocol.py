@@ -74,7 +74,7 @@ class TableInfo(msgspec.Struct, frozen=True):
     preset: str
     #: What the table is doing (muggins.table_life): "finished" is between
     #: games (the game is over; a rematch may follow).
-    status: Literal["waiting", "playing", "finished", "closed"]
+    status: Literal["waiting", "playing", "paused", "finished", "closed"]
     game: int
     turn_clock_seconds: int
     rules: list[RuleLine]
@@ -88,8 +88,8 @@ class TableInfo(msgspec.Struct, frozen=True):
     chat: bool = True
     #: Why it closed (finished, abandoned, everyone-left, idle), when closed.
     closed_reason: str | None = None
-    #: Seats whose person has gone (a bot plays them meanwhile).
-    missing: list[int] = []
+    #: Who is missing since when, the choice (muggins.table_life).
+    life: LifeView | None = None
 
 
 class SeatGranted(msgspec.Struct, frozen=True):
@@ -138,6 +138,14 @@ class Back(Strict, frozen=True, kw_only=True, tag="back"):
     """"I'm back": take the seat back from the bot playing it (the clock re-arms)."""
 
 
+class Decide(Strict, frozen=True, kw_only=True, tag="decide"):
+    """A person still seated chooses for a game paused by a missing person:
+    "bot" plays on with the bot in that seat (unrated for everyone), "end"
+    ends the game (abandoned by the person who left).  The first choice wins."""
+
+    choice: Literal["bot", "end"]
+
+
 class Ping(Strict, frozen=True, kw_only=True, tag="ping"):
     """"Are you there?": answered with a pong, so that a page notices a
     connection that died without closing."""
@@ -158,8 +166,30 @@ class HintRequest(Strict, frozen=True, kw_only=True, tag="hint"):
 
 
 ClientMessage = (Hello | PlayTile | CallMugginsMessage | Since | Rematch | Back | Ping | Chat
-                 | HintRequest)
+                 | HintRequest | Decide)
 client_message_decoder = msgspec.json.Decoder(ClientMessage)
+
+
+class MissingSeat(msgspec.Struct, frozen=True):
+    seat: int
+    name: str | None
+    #: When the bot took the seat for them (ISO 8601, the store's clock).
+    since: str | None
+
+
+class LifeView(msgspec.Struct, frozen=True):
+    """What the table is doing (muggins.table_life), as players and
+    spectators see it: who is missing since when, and the choice."""
+
+    #: waiting, playing, paused, between-games, closed.
+    kind: str
+    #: Why it closed (finished, abandoned, everyone-left, idle).
+    reason: str | None = None
+    missing: list[MissingSeat] = []
+    #: Paused: when those who stayed may choose (ISO 8601).
+    choices_from: str | None = None
+    #: What was chosen for this game ("bot", "end"), if anything.
+    choice: str | None = None
 
 
 class Welcome(msgspec.Struct, frozen=True, tag="welcome"):
@@ -172,6 +202,7 @@ class Welcome(msgspec.Struct, frozen=True, tag="welcome"):
     turn_clock_seconds: int
     #: Seconds left for the seat on turn (None when nobody is on the clock).
     seconds_left: float | None = None
+    life: LifeView | None = None
 
 
 #: Who made a move: a person from their seat, a bot (a bot's seat, or a
@@ -210,6 +241,7 @@ class ViewMessage(msgspec.Struct, frozen=True, tag="view"):
     seconds_left: float | None = None
     #: How many spectators watch the table (through this server).
     spectators: int = 0
+    life: LifeView | None = None
 
 
 class ChatLine(msgspec.Struct, frozen=True, tag="chat"):

@@ -55,7 +55,7 @@ class ServiceOptions:
 def timings(settings: Settings) -> Timings:
     """The pauses the settings give a table's next steps."""
     return Timings(bot_delay=settings.bot_delay, hand_pause=settings.hand_pause,
-                   idle_close=settings.idle_close)
+                   idle_close=settings.idle_close, absence_wait=settings.absence_wait)
 
 
 @dataclass

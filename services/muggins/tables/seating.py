@@ -32,6 +32,8 @@ from muggins.rules.ruleset import Ruleset
 from muggins.sql import load_queries
 from muggins.streams import table_stream
 from muggins.table_events import (
+    AbsenceChoice,
+    AbsenceDecided,
     BotAtSeat,
     BotTookOver,
     CloseReason,
@@ -408,6 +410,24 @@ class Seating:
                                   actor="system",
                                   due=Due(table.state.table_id, 0.0, earliest=True))
 
+
+    async def decide_absence(self, table: Table, seats: tuple[int, ...],
+                             choice: AbsenceChoice, by_seat: int) -> Table:
+        """Record what those who stayed chose for the game paused for
+        ``seats``, as read at ``table``'s version (ConcurrencyError if it
+        moved on: somebody else chose, or the person came back).  "end"
+        closes the table (abandoned) in the same append."""
+        table_id = table.state.table_id
+        events: list[Event] = [AbsenceDecided(game=table.state.game, seats=seats,
+                                              choice=choice, by_seat=by_seat)]
+        if choice == "end":
+            events.append(TableClosed(reason="abandoned"))
+        decided = await self._append(
+            table, events, actor=f"seat:{by_seat}",
+            due=Due(table_id, None) if choice == "end" else Due(table_id, 0.0, earliest=True))
+        log.info("absence decided", table=table_id, choice=choice, by=by_seat,
+                 missing=list(seats))
+        return decided
 
     async def close(self, table: Table, reason: CloseReason) -> Table:
         """Close the table for good (TableClosed), as read at ``table``'s

@@ -55,7 +55,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
     commands = Commands(infra.store, seating, timings(settings), broadcast_clock, wakeups)
     presence = Presence(infra.pool, process_id)
     followers = Followers(infra.bus, infra.store, broadcast_clock)
-    feeds = SpectatorFeeds(infra.bus, followers)
+    feeds = SpectatorFeeds(infra.bus, followers, timings(settings))
     bots = BotWorkers(settings.bot_workers or max(1, (os.cpu_count() or 2) - 1),
                       settings.expert_budget_ms)
     admission = Admission(quotas_with(settings.sockets_per_minute))
