@@ -11,7 +11,7 @@ import pytest
 from openskill.models import PlackettLuce
 
 from muggins.eventstore.store import EventStore
-from muggins.projections.leaderboard import GameTally, Standing, rate, tally
+from muggins.projections.leaderboard import GameTally, Standing, abandon, rate, tally
 from muggins.projections.read_models import Leaderboard
 from muggins.projections.runner import ProjectorRunner
 from muggins.rules.events import (
@@ -23,10 +23,18 @@ from muggins.rules.events import (
     SeatedPlayer,
 )
 from muggins.rules.presets import preset
+from muggins.table_events import (
+    AbsenceDecided,
+    BotTookOver,
+    GameBegun,
+    SeatTaken,
+    TableClosed,
+    TableOpened,
+)
 from tests.projections.streams import Batches, game_batches, store_interleaved
 
 BOARD = ("SELECT preset, player_id, name, bot, mu, sigma, games, won, drawn, hands, points, "
-         "best_play FROM leaderboard ORDER BY preset, player_id")
+         "best_play, abandoned FROM leaderboard ORDER BY preset, player_id")
 
 PLAYING = "SELECT count(*) FROM leaderboard_games WHERE tally IS NOT NULL"
 PEOPLE = [SeatedPlayer(seat=0, player_id=f"p{i}", name=f"Player {i}") for i in range(5)]
@@ -175,3 +183,103 @@ async def test_a_game_half_projected_keeps_its_tally_until_it_ends(
     await runner.catch_up()
     assert await pool.fetchval(PLAYING) == 0
     assert len(await board(pool)) == 2
+
+
+def first_hand(players: tuple[SeatedPlayer, ...], partners: bool = False
+               ) -> tuple[GameTally, list[Event]]:
+    """A game tallied to the end of its first hand (each seat its own mover)."""
+    events = played(game_with(players, "playelephant", "lb/left", partners=partners))
+    end = next(i for i, e in enumerate(events) if isinstance(e, HandEnded))
+    current = None
+    for event in events[: end + 1]:
+        current = tally(current, "left-g1", event)
+    assert current is not None and current.hands == 1
+    return current, events
+
+
+def test_a_leaver_loses_to_the_opponents_who_stayed_and_the_partner_is_untouched() -> None:
+    players = seated([PEOPLE[0], PEOPLE[1], PEOPLE[2], PEOPLE[3]])
+    game, _ = first_hand(players, partners=True)
+    after = {s.player_id: s for s in abandon(game, (0,), {})}
+    assert sorted(after) == ["p0", "p1", "p3"], "the partner (p2) is neither rated nor blamed"
+    assert after["p0"].abandoned == 1 and after["p0"].won == 0 and after["p0"].games == 1
+    assert after["p0"].mu < 25 < after["p1"].mu
+    assert after["p1"].won == after["p3"].won == 1 and after["p1"].abandoned == 0
+
+
+def test_an_abandonment_before_a_whole_hand_or_played_on_with_a_bot_rates_nobody() -> None:
+    players = seated([PEOPLE[0], GREEDY])
+    events = played(game_with(players, "playelephant", "lb/early"))
+    current = None
+    for event in events[:8]:
+        current = tally(current, "early-g1", event)
+    assert current is not None and current.hands == 0
+    [left] = abandon(current, (0,), {})
+    assert (left.player_id, left.abandoned, left.won, left.mu) == ("p0", 1, 0, 25.0)
+    game, _ = first_hand(players)
+    unrated = msgspec.structs.replace(game, unrated=True)
+    [left] = abandon(unrated, (0,), {})
+    assert left.mu == 25.0 and left.abandoned == 1
+    assert rate(unrated, GameEnded(winner_side=1, scores=(0, 150)), {}) == []
+
+
+def test_a_stand_ins_moves_earn_the_person_nothing() -> None:
+    players = seated([PEOPLE[0], PEOPLE[1]])
+    batches = game_with(players, "playelephant", "lb/stand-in")
+    current = None
+    first_hand_over = False
+    for _, events in batches:
+        for event in events:
+            # Seat 0's moves in the first hand are a bot's (its person went away).
+            seat = getattr(event, "seat", None)
+            actor = "bot:0" if seat == 0 and not first_hand_over else f"seat:{seat}"
+            current = tally(current, "stand-g1", event, actor if seat is not None else "system")
+            first_hand_over = first_hand_over or isinstance(event, HandEnded)
+            if isinstance(event, HandEnded):
+                break
+        if first_hand_over:
+            break
+    assert current is not None
+    assert current.own_hands == (0, 1) and current.points[0] == 0
+    assert current.best_play[0] == 0
+
+
+async def test_an_abandoned_game_is_counted_once_live_delivered_again_and_rebuilt(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    """A game whose leaver did not come back: its table's events (the bot
+    taking the seat, the choice, the close) rate it, the same live, again,
+    and rebuilt from event 0."""
+    players = seated([PEOPLE[0], PEOPLE[1]])
+    batches = game_with(players, "playelephant", "lb/abandoned")
+    rules = preset("playelephant", 2, False)
+    await store.append("aband-table", 0, [
+        TableOpened(ruleset=rules, turn_clock_seconds=30),
+        SeatTaken(seat=0, player_id="p0", name="Player 0"),
+        SeatTaken(seat=1, player_id="p1", name="Player 1"), GameBegun(game=1)], actor="system")
+    version = 0
+    hands = 0
+    for actor, events in batches:
+        if hands == 2:
+            break
+        # People played these moves (the batches are a bot's).
+        await store.append("aband-g1", version, events, actor=actor.replace("bot:", "seat:"))
+        version += len(events)
+        hands += sum(isinstance(e, HandEnded) for e in events)
+    await store.append("aband-table", 4, [
+        BotTookOver(seat=0, reason="absent", game=1, version=version, hand=2),
+        AbsenceDecided(game=1, seats=(0,), choice="end", by_seat=1),
+        TableClosed(reason="abandoned")], actor="system")
+    runner = ProjectorRunner(pool, store, Leaderboard(), page_size=7)
+    await runner.catch_up()
+    once = await board(pool)
+    rows = {row[1]: row for row in once}
+    assert rows["p0"][-1] == 1 and rows["p0"][7] == 0, "p0 left: one abandonment, no win"
+    assert rows["p1"][7] == 1 and rows["p1"][-1] == 0, "p1 stayed: the win"
+    assert await pool.fetchval(PLAYING) == 0
+    await pool.execute("UPDATE checkpoints SET position = 0 WHERE reader = $1", runner.reader)
+    await runner.catch_up()
+    assert await board(pool) == once
+    await runner.rebuild()
+    await ProjectorRunner(pool, store, Leaderboard(), page_size=5000).catch_up()
+    assert await board(pool) == once

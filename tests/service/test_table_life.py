@@ -27,6 +27,19 @@ async def status_becomes(service: Running, table_id: str, wanted: str,
         await asyncio.sleep(0.1)
 
 
+async def board_line(service: Running, preset: str, name: str,
+                     within: float = 20) -> dict[str, Any]:
+    """``name``'s line on the preset's leaderboard, once the projector has it."""
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        board = (await service.http.get("/leaderboard", params={"preset": preset})).json()
+        line = next((p for p in board["players"] if p["name"] == name), None)
+        if line is not None:
+            return line  # type: ignore[no-any-return]
+        assert asyncio.get_running_loop().time() < deadline, board
+        await asyncio.sleep(0.1)
+
+
 async def lobby_lists(service: Running, table_id: str, listed: bool) -> None:
     """Wait until the lobby (a read model: it catches up) lists the table, or not."""
     deadline = asyncio.get_running_loop().time() + 20
@@ -86,9 +99,9 @@ async def test_a_person_who_leaves_gets_a_bot_for_the_hand_then_the_table_closes
         assert tables[-2:] == ["BotTookOver", "TableClosed"], tables
         await asyncio.sleep(1.0)
         assert len(await service.infra.store.read_stream(game_stream(table_id, 1))) == len(game)
-        board = (await service.http.get("/leaderboard",
-                                         params={"preset": table["preset"]})).json()
-        assert all(line["won"] == 0 for line in board["players"] if line["name"] == "Ana"), board
+        # Her game is an abandonment (before a whole hand of hers: unrated), never a win.
+        ana = await board_line(service, table["preset"], "Ana")
+        assert (ana["abandoned"], ana["won"], ana["games"]) == (1, 0, 1), ana
         # A page that comes back finds it closed, and may do nothing there.
         back = await SeatClient.connect(service.ws_url, table_id, granted["token"])
         await refused_as_closed(service, table_id, back)
@@ -199,6 +212,12 @@ async def test_two_people_one_leaves_the_game_pauses_and_the_other_ends_it(
         events = [r.event_type for r in
                   await service.infra.store.read_stream(table_stream(table_id))]
         assert events.count("AbsenceDecided") == 1 and events[-1] == "TableClosed"
+        # Ana played a whole hand and left: her rated loss, Bea's win.
+        ana = await board_line(service, "playelephant", "Ana")
+        bea_line = await board_line(service, "playelephant", "Bea")
+        assert (ana["abandoned"], ana["won"], ana["games"]) == (1, 0, 1), ana
+        assert (bea_line["abandoned"], bea_line["won"], bea_line["games"]) == (0, 1, 1)
+        assert bea_line["mu"] > 25 > ana["mu"]
         await bea.close()
 
 
@@ -215,6 +234,9 @@ async def test_two_people_one_leaves_and_the_other_plays_on_with_the_bot(
         await play_until([bea], lambda: hands_ended(bea) >= 3, within=90)
         info = (await service.http.get(f"/tables/{table_id}")).json()
         assert info["life"]["choice"] == "bot" and info["status"] == "playing"
+        # Ana left: counted; the game is unrated for everyone, so nobody's rating moves.
+        ana = await board_line(service, "playelephant", "Ana")
+        assert (ana["abandoned"], ana["won"], ana["mu"]) == (1, 0, 25.0), ana
         await bea.close()
 
 

@@ -254,7 +254,7 @@ async def leaderboard(
             sigma=round(row["sigma"], 3), games=row["games"], won=row["won"],
             drawn=row["drawn"], hands=row["hands"],
             points_per_hand=round(row["points"] / row["hands"], 2) if row["hands"] else 0.0,
-            best_play=row["best_play"],
+            best_play=row["best_play"], abandoned=row["abandoned"],
         )
         for index, row in enumerate(rows)
     ]

@@ -384,6 +384,8 @@ class LeaderboardLine(msgspec.Struct, frozen=True):
     hands: int
     points_per_hand: float
     best_play: int
+    #: Games left and not come back to (counted in ``games``).
+    abandoned: int = 0
 
 
 class PresetBoard(msgspec.Struct, frozen=True):

@@ -3,11 +3,20 @@
 Pure: a game is tallied event by event (``tally``); when it ends, its
 players' standings are rated with openskill's Plackett-Luce model, sides as
 teams ranked by their final scores (``rate``).  Who counts as a player is
-what the game's first event recorded (``GameStarted.players``): a seat later
-taken over by a bot still counts for the person who sat down, and all bots
-of one level are one rated player, marked as a bot.  A person in two seats of
+what the game's first event recorded (``GameStarted.players``); all bots of
+one level are one rated player, marked as a bot.  A person in two seats of
 one game is rated once, for the first of them.  Games without players (self-
 play, recorded from the CLI) are not counted.
+
+A stand-in's play never earns a person anything.  A person's hands, points
+and best play count only the hands they played themselves: a hand in which
+a bot moved for them (the clock, or an absence) is left out of their
+statistics.  A person who left and did not come back (muggins.table_life)
+has abandoned the game (``abandon``): every abandonment is counted ("left
+2 of 31 games"); on a rated game where people played a whole hand the
+leaver takes the loss and the opponents who stayed the win, and nobody
+else's rating moves (a partnership's partner is neither rated nor blamed).
+A game its people chose to play on with the bot is unrated for everyone.
 """
 
 from __future__ import annotations
@@ -43,10 +52,20 @@ class GameTally(msgspec.Struct, frozen=True, gc=False):
     #: The side each seat plays for.
     sides: tuple[int, ...]
     hands: int = 0
-    #: Points each seat earned (its plays, dominoes, calls).
+    #: Points each seat earned (its plays, dominoes, calls) in the hands
+    #: its person played themselves.
     points: tuple[int, ...] = ()
-    #: Each seat's highest score from one play.
+    #: Each seat's highest score from one play of its own.
     best_play: tuple[int, ...] = ()
+    #: Hands each seat's person played themselves (no bot moved for them).
+    own_hands: tuple[int, ...] = ()
+    #: This hand so far: each seat's points, and whether a bot moved for it.
+    hand_points: tuple[int, ...] = ()
+    bot_moved: tuple[bool, ...] = ()
+    #: Seats whose person has gone (a bot took the seat for absence).
+    away: tuple[int, ...] = ()
+    #: Its people chose to play on with a bot for one who left: nobody is rated.
+    unrated: bool = False
 
 
 class Standing(msgspec.Struct, frozen=True, gc=False):
@@ -64,6 +83,8 @@ class Standing(msgspec.Struct, frozen=True, gc=False):
     hands: int = 0
     points: int = 0
     best_play: int = 0
+    #: Games this player left and did not come back to.
+    abandoned: int = 0
 
     @property
     def rating(self) -> float:
@@ -89,26 +110,57 @@ def is_rated(rules: Ruleset) -> bool:
         return False
 
 
-def tally(current: GameTally | None, stream_id: str, event: Event) -> GameTally | None:
-    """The game's tally after one more of its events (None: not a rated game)."""
+def _sized(values: tuple[int, ...], seats: int) -> list[int]:
+    """A per-seat tuple as a list (empty in a tally kept before it existed)."""
+    return list(values) if len(values) == seats else [0] * seats
+
+
+def tally(current: GameTally | None, stream_id: str, event: Event,
+          actor: str | None = None) -> GameTally | None:
+    """The game's tally after one more of its events (None: not a rated
+    game); ``actor`` is who made it (``seat:N`` a person, ``bot:N`` a bot,
+    ``system`` the table; None: not known, taken as the seat's own)."""
     match event:
         case GameStarted(players=players) if players and is_rated(event.ruleset):
             rules = event.ruleset
             seats = rules.seats
             return GameTally(stream_id, rules.preset, players,
                              tuple(rules.side_of(s) for s in range(seats)),
-                             points=(0,) * seats, best_play=(0,) * seats)
+                             points=(0,) * seats, best_play=(0,) * seats,
+                             own_hands=(0,) * seats, hand_points=(0,) * seats,
+                             bot_moved=(False,) * seats)
         case _ if current is None:
             return None
+    seats = len(current.sides)
+    moved = list(current.bot_moved) if len(current.bot_moved) == seats else [False] * seats
+    bots = {p.seat for p in current.players if p.bot}
+    if actor is not None and actor.startswith("bot:"):
+        stand_in = int(actor.removeprefix("bot:"))
+        if stand_in not in bots:
+            moved[stand_in] = True  # a bot moved for a person
+    match event:
         case PointsScored(seat=seat, points=points, reason=reason):
-            earned = list(current.points)
-            earned[seat] += points
+            pending = _sized(current.hand_points, seats)
+            pending[seat] += points
             best = current.best_play
-            if reason == "count" and points > best[seat]:
+            own_move = actor is None or actor == (f"bot:{seat}" if seat in bots
+                                                  else f"seat:{seat}")
+            if reason == "count" and own_move and points > best[seat]:
                 best = best[:seat] + (points,) + best[seat + 1 :]
-            return msgspec.structs.replace(current, points=tuple(earned), best_play=best)
+            return msgspec.structs.replace(current, hand_points=tuple(pending),
+                                           best_play=best, bot_moved=tuple(moved))
         case HandEnded():
-            return msgspec.structs.replace(current, hands=current.hands + 1)
+            own, earned = _sized(current.own_hands, seats), list(current.points)
+            pending = _sized(current.hand_points, seats)
+            for seat in range(seats):
+                if not moved[seat]:
+                    own[seat] += 1
+                    earned[seat] += pending[seat]
+            return msgspec.structs.replace(
+                current, hands=current.hands + 1, own_hands=tuple(own),
+                points=tuple(earned), hand_points=(0,) * seats, bot_moved=(False,) * seats)
+    if tuple(moved) != current.bot_moved:
+        return msgspec.structs.replace(current, bot_moved=tuple(moved))
     return current
 
 
@@ -125,7 +177,10 @@ def rated_seats(game: GameTally) -> list[SeatedPlayer]:
 
 def rate(game: GameTally, ended: GameEnded, standings: Mapping[str, Standing]) -> list[Standing]:
     """The players' standings after the game (``standings`` by player id; a
-    player not in it starts fresh)."""
+    player not in it starts fresh); none for a game played on with a bot
+    for a person who left (unrated for everyone)."""
+    if game.unrated:
+        return []
     rated = rated_seats(game)
     current = {
         p.player_id: standings.get(p.player_id) or new_standing(game.preset, p) for p in rated
@@ -162,8 +217,57 @@ def rate(game: GameTally, ended: GameEnded, standings: Mapping[str, Standing]) -
                 games=before.games + 1,
                 won=before.won + (ended.winner_side == side),
                 drawn=before.drawn + (ended.winner_side is None),
-                hands=before.hands + game.hands,
+                hands=before.hands + _sized(game.own_hands, len(game.sides))[seat],
                 points=before.points + game.points[seat],
                 best_play=max(before.best_play, game.best_play[seat]),
             ))
     return result
+
+
+def abandon(game: GameTally, leavers: tuple[int, ...],
+            standings: Mapping[str, Standing]) -> list[Standing]:
+    """The standings after the persons at ``leavers`` left the game for good.
+
+    Each leaver has one more game and one more abandonment.  If the game is
+    rated, not played on with a bot, and people played at least one whole
+    hand of it, the leavers' sides lose to the opponents who stayed (people
+    or bots): only those are rated.  The leavers' partners are left out.
+    """
+    seats = len(game.sides)
+    own = _sized(game.own_hands, seats)
+    rated = rated_seats(game)
+    people = [p for p in rated if not p.bot]
+    leaving = [p for p in people if p.seat in leavers]
+    if not leaving:
+        return []
+    current = {p.player_id: standings.get(p.player_id) or new_standing(game.preset, p)
+               for p in rated}
+    losing_sides = {game.sides[p.seat] for p in leaving}
+    whole_hand = any(own[p.seat] >= 1 for p in people)
+    staying = [p for p in rated if game.sides[p.seat] not in losing_sides
+               and p.seat not in game.away and p.seat not in leavers]
+    result: dict[str, Standing] = {}
+    if whole_hand and not game.unrated and staying:
+        teams = [[_MODEL.rating(mu=current[p.player_id].mu, sigma=current[p.player_id].sigma)
+                  for p in staying],
+                 [_MODEL.rating(mu=current[p.player_id].mu, sigma=current[p.player_id].sigma)
+                  for p in leaving]]
+        winners, losers = _MODEL.rate(teams, ranks=[0.0, 1.0])
+        for player, rating in zip(staying, winners, strict=True):
+            before = current[player.player_id]
+            result[player.player_id] = msgspec.structs.replace(
+                before, mu=rating.mu, sigma=rating.sigma, games=before.games + 1,
+                won=before.won + 1, hands=before.hands + own[player.seat],
+                points=before.points + game.points[player.seat],
+                best_play=max(before.best_play, game.best_play[player.seat]))
+        for player, rating in zip(leaving, losers, strict=True):
+            current[player.player_id] = msgspec.structs.replace(
+                current[player.player_id], mu=rating.mu, sigma=rating.sigma)
+    for player in leaving:
+        before = current[player.player_id]
+        result[player.player_id] = msgspec.structs.replace(
+            before, games=before.games + 1, abandoned=before.abandoned + 1,
+            hands=before.hands + own[player.seat],
+            points=before.points + game.points[player.seat],
+            best_play=max(before.best_play, game.best_play[player.seat]))
+    return list(result.values())

@@ -70,29 +70,37 @@ INSERT INTO leaderboard_games (stream_id, version, tally)
 SELECT * FROM unnest($1::text[], $2::integer[], $3::jsonb[])
 ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, tally = excluded.tally;
 
+-- name: open_tallies
+-- The games going on at some tables (patterns TABLE-g%), as far as rated.
+SELECT stream_id, version, tally::text FROM leaderboard_games
+ WHERE tally IS NOT NULL AND stream_id LIKE ANY ($1::text[]);
+
 -- name: load_standings
-SELECT preset, player_id, name, bot, mu, sigma, games, won, drawn, hands, points, best_play
+SELECT preset, player_id, name, bot, mu, sigma, games, won, drawn, hands, points, best_play,
+       abandoned
   FROM leaderboard
  WHERE (preset, player_id) IN (SELECT * FROM unnest($1::text[], $2::text[]));
 
 -- name: save_standings
 INSERT INTO leaderboard (preset, player_id, name, bot, mu, sigma, rating, games, won, drawn,
-                         hands, points, best_play)
+                         hands, points, best_play, abandoned)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::float8[],
                      $6::float8[], $7::float8[], $8::integer[], $9::integer[], $10::integer[],
-                     $11::integer[], $12::integer[], $13::integer[])
+                     $11::integer[], $12::integer[], $13::integer[], $14::integer[])
 ON CONFLICT (preset, player_id) DO UPDATE
    SET name = excluded.name, mu = excluded.mu, sigma = excluded.sigma,
        rating = excluded.rating, games = excluded.games, won = excluded.won,
        drawn = excluded.drawn, hands = excluded.hands, points = excluded.points,
-       best_play = excluded.best_play, updated_at = clock_timestamp();
+       best_play = excluded.best_play, abandoned = excluded.abandoned,
+       updated_at = clock_timestamp();
 
 -- name: forget_leaderboard
 DELETE FROM leaderboard_games;
 DELETE FROM leaderboard;
 
 -- name: leaderboard_page
-SELECT player_id, name, bot, rating, mu, sigma, games, won, drawn, hands, points, best_play
+SELECT player_id, name, bot, rating, mu, sigma, games, won, drawn, hands, points, best_play,
+       abandoned
   FROM leaderboard
  WHERE preset = $1
  ORDER BY rating DESC, player_id

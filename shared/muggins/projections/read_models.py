@@ -16,10 +16,11 @@ from muggins.projections import leaderboard, table_views
 from muggins.projections.leaderboard import GameTally, Standing
 from muggins.projections.runner import QUERIES, Connection, Projection
 from muggins.projections.table_views import TableViewDocument
-from muggins.rules.events import GameEnded, SeatedPlayer
+from muggins.rules.events import Event, GameEnded, SeatedPlayer
 from muggins.rules.state import GameState
-from muggins.streams import parse_chat_stream, parse_table_stream
+from muggins.streams import game_stream, parse_chat_stream, parse_table_stream
 from muggins.table_events import (
+    AbsenceDecided,
     BotTookOver,
     GameBegun,
     PlayerReturned,
@@ -85,41 +86,60 @@ class Leaderboard:
     name = leaderboard.NAME
 
     async def project(self, connection: Connection, page: list[RecordedEvent]) -> None:
-        page = games_only(page)
+        # The games' events, and the tables' (who left, what was chosen, closes).
+        page = [event for event in page if parse_chat_stream(event.stream_id) is None]
         streams = sorted({event.stream_id for event in page})
         tallies: dict[str, GameTally | None] = dict.fromkeys(streams)
-        #: Rated games only: the last version counted.
+        #: Rated games and tables: the last version counted.
         counted: dict[str, int] = {}
         for row in await connection.fetch(QUERIES["load_tallies"], streams):
             counted[row[0]] = row[1]
             tallies[row[0]] = _decode_tally(row[2]) if row[2] is not None else None
-        finished: list[tuple[GameTally, GameEnded]] = []
+        tables = sorted({table for event in page
+                         if (table := parse_table_stream(event.stream_id))})
+        if tables:  # the games going on at them: what a table's event changes
+            for row in await connection.fetch(QUERIES["open_tallies"],
+                                              [f"{table}-g%" for table in tables]):
+                if tallies.get(row[0]) is None:
+                    counted[row[0]] = row[1]
+                    tallies[row[0]] = _decode_tally(row[2])
+        outcomes: list[tuple[GameTally, GameEnded | tuple[int, ...]]] = []
         for recorded in page:
             stream = recorded.stream_id
             if recorded.stream_version <= counted.get(stream, 0):
                 continue  # counted already (delivered again): nothing to do
+            table_id = parse_table_stream(stream)
+            if table_id is not None:
+                _table_event(table_id, table_event_decoder.decode(recorded.payload), tallies,
+                             outcomes)
+                counted[stream] = recorded.stream_version
+                continue
             event = recorded.event()
             current = tallies[stream]
             if isinstance(event, GameEnded):
                 if current is not None:
-                    finished.append((current, event))
+                    outcomes.append((current, event))
                     counted[stream] = recorded.stream_version
                 tallies[stream] = None
                 continue
-            tallies[stream] = leaderboard.tally(current, stream, event)
+            tallies[stream] = leaderboard.tally(current, stream, event, recorded.actor)
             if tallies[stream] is not None:
                 counted[stream] = recorded.stream_version
-        standings = await self._standings(connection, [game for game, _ in finished])
+        standings = await self._standings(connection, [game for game, _ in outcomes])
         changed: dict[tuple[str, str], Standing] = {}
-        for game, ended in finished:  # in order: each game rates from the one before
+        for game, outcome in outcomes:  # in order: each rates from the one before
             by_player = {key[1]: s for key, s in standings.items() if key[0] == game.preset}
-            for standing in leaderboard.rate(game, ended, by_player):
+            after = (leaderboard.rate(game, outcome, by_player)
+                     if isinstance(outcome, GameEnded)
+                     else leaderboard.abandon(game, outcome, by_player))
+            for standing in after:
                 key = (standing.preset, standing.player_id)
                 standings[key] = changed[key] = standing
         rated = sorted(counted)
         await connection.execute(
             QUERIES["save_tallies"], rated, [counted[s] for s in rated],
-            [_encode(t).decode() if (t := tallies[s]) is not None else None for s in rated],
+            [_encode(t).decode() if (t := tallies.get(s)) is not None else None
+             for s in rated],
         )
         rows = list(changed.values())
         await connection.execute(
@@ -128,7 +148,7 @@ class Leaderboard:
             [s.bot for s in rows], [s.mu for s in rows], [s.sigma for s in rows],
             [s.rating for s in rows], [s.games for s in rows], [s.won for s in rows],
             [s.drawn for s in rows], [s.hands for s in rows], [s.points for s in rows],
-            [s.best_play for s in rows],
+            [s.best_play for s in rows], [s.abandoned for s in rows],
         )
 
     async def _standings(self, connection: Connection, games: list[GameTally]
@@ -178,6 +198,52 @@ class TableSeating:
 
     async def forget(self, connection: Connection) -> None:
         await connection.execute(QUERIES["forget_seating"])
+
+
+def _table_event(table_id: str, event: Event, tallies: dict[str, GameTally | None],
+                 outcomes: list[tuple[GameTally, GameEnded | tuple[int, ...]]]) -> None:
+    """What a table's event changes of its game's tally: who is away, a
+    choice for them, an abandonment (added to ``outcomes``, in order)."""
+
+    def playing(game: int | None) -> str | None:
+        """The stream of the table's game going on (``game`` if known), if rated."""
+        if game is not None:
+            stream = game_stream(table_id, game)
+            return stream if tallies.get(stream) is not None else None
+        going = [s for s, t in tallies.items() if t is not None
+                 and s.startswith(f"{table_id}-g")]
+        return max(going, key=lambda s: int(s.rsplit("-g", 1)[1]), default=None)
+
+    match event:
+        case BotTookOver(reason="absent", game=game):
+            stream = playing(game)
+        case PlayerReturned() | TableClosed():
+            stream = playing(None)
+        case AbsenceDecided(game=game):
+            stream = playing(game)
+        case _:
+            return
+    if stream is None:
+        return
+    current = tallies[stream]
+    assert current is not None
+    if isinstance(event, BotTookOver):
+        tallies[stream] = msgspec.structs.replace(
+            current, away=tuple(sorted({*current.away, event.seat})))
+    elif isinstance(event, PlayerReturned):
+        tallies[stream] = msgspec.structs.replace(
+            current, away=tuple(s for s in current.away if s != event.seat))
+    elif isinstance(event, AbsenceDecided):
+        if event.choice == "bot":  # played on with the bot: unrated for everyone
+            tallies[stream] = current = msgspec.structs.replace(current, unrated=True)
+            outcomes.append((current, event.seats))
+        else:
+            outcomes.append((current, event.seats))
+            tallies[stream] = None
+    elif isinstance(event, TableClosed):
+        if current.away:  # closed with the game on: those away abandoned it
+            outcomes.append((current, current.away))
+        tallies[stream] = None
 
 
 #: Every projector, by the name `muggins project` knows it by.
