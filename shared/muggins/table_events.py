@@ -168,6 +168,8 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     #: What was chosen for the current game when a person went missing
     #: (None: nothing yet).  "bot": the game plays on, unrated.
     absence_choice: AbsenceChoice | None = None
+    #: The seat of the person who chose it.
+    absence_chosen_by: int | None = None
 
     @property
     def names(self) -> list[str | None]:
@@ -239,9 +241,11 @@ def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> 
         return _with_seat(state, msgspec.structs.replace(
             state.seats[event.seat], player_id=event.player_id, name=event.name))
     if isinstance(event, GameBegun):
-        return msgspec.structs.replace(state, game=event.game, absence_choice=None)
+        return msgspec.structs.replace(state, game=event.game, absence_choice=None,
+                                       absence_chosen_by=None)
     if isinstance(event, AbsenceDecided):
-        return msgspec.structs.replace(state, absence_choice=event.choice)
+        return msgspec.structs.replace(state, absence_choice=event.choice,
+                                       absence_chosen_by=event.by_seat)
     if isinstance(event, BotTookOver):
         seat = state.seats[event.seat]
         return _with_seat(state, msgspec.structs.replace(

@@ -208,9 +208,11 @@ class Launcher:
         self.services: list[ServiceProcess] = []
 
     def service(self, name: str, *, bot_delay: float, hand_pause: float | None = None,
-                grace_period: float | None = None) -> ServiceProcess:
-        arguments = serve_arguments(bot_delay=bot_delay, hand_pause=hand_pause,
-                                    grace_period=grace_period)
+                grace_period: float | None = None, extra: Sequence[str] = ()
+                ) -> ServiceProcess:
+        """A service process (not started); ``extra``: more ``serve`` options."""
+        arguments = [*serve_arguments(bot_delay=bot_delay, hand_pause=hand_pause,
+                                      grace_period=grace_period), *extra]
         service = ServiceProcess(self.folder, name, self.database_url, self.nats_url, arguments,
                                  migration_url=self.migration_url)
         self.services.append(service)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections import deque
@@ -141,3 +142,31 @@ def assert_nothing_hidden(messages: list[dict[str, Any]]) -> None:
             assert '"seed":"' not in json.dumps(event, separators=(",", ":")) or (
                 event["type"] == "HandEnded"
             ), event
+
+
+async def play_until(clients: list[SeatClient], done: Any, within: float = 60) -> None:
+    """Each client plays its first legal move on its turn until ``done()``."""
+    deadline = asyncio.get_running_loop().time() + within
+    while not done():
+        assert asyncio.get_running_loop().time() < deadline, "not reached in time"
+        for client in clients:
+            last = next((m for m in reversed(client.messages)
+                         if m["type"] not in ("spectators", "chat")), None)
+            if (client.my_turn() and last is not None and last["type"] in ("view", "welcome")
+                    and client.played_at < client.version):
+                client.played_at = client.version
+                await client.play_first_legal()
+        for client in clients:
+            with contextlib.suppress(TimeoutError):
+                await client.receive(0.05)
+
+
+def hands_ended(client: SeatClient) -> int:
+    return sum(m["type"] == "event" and m["event"]["type"] == "HandEnded"
+               for m in client.messages)
+
+
+def life_of(client: SeatClient) -> dict[str, Any] | None:
+    last = next((m for m in reversed(client.messages)
+                 if m["type"] in ("view", "welcome") and m.get("life")), None)
+    return last["life"] if last is not None else None

@@ -6,12 +6,11 @@ with ``table-closed`` and writes nothing."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 from muggins.embedded import EmbeddedNats
 from muggins.streams import game_stream, table_stream
-from tests.service.client import SeatClient
+from tests.service.client import SeatClient, hands_ended, life_of, play_until
 from tests.service.conftest import Running, serve
 from tests.service.test_play import create, sit
 
@@ -136,34 +135,6 @@ async def test_a_table_nobody_sits_at_closes_as_idle(
                   await service.infra.store.read_stream(table_stream(table_id))]
         assert events == ["TableOpened", "SeatTaken", "TableClosed"]
         await lobby_lists(service, table_id, False)
-
-
-async def play_until(clients: list[SeatClient], done: Any, within: float = 60) -> None:
-    """Each client plays its first legal move on its turn until ``done()``."""
-    deadline = asyncio.get_running_loop().time() + within
-    while not done():
-        assert asyncio.get_running_loop().time() < deadline, "not reached in time"
-        for client in clients:
-            last = next((m for m in reversed(client.messages)
-                         if m["type"] not in ("spectators", "chat")), None)
-            if (client.my_turn() and last is not None and last["type"] in ("view", "welcome")
-                    and client.played_at < client.version):
-                client.played_at = client.version
-                await client.play_first_legal()
-        for client in clients:
-            with contextlib.suppress(TimeoutError):
-                await client.receive(0.05)
-
-
-def hands_ended(client: SeatClient) -> int:
-    return sum(m["type"] == "event" and m["event"]["type"] == "HandEnded"
-               for m in client.messages)
-
-
-def life_of(client: SeatClient) -> dict[str, Any] | None:
-    last = next((m for m in reversed(client.messages)
-                 if m["type"] in ("view", "welcome") and m.get("life")), None)
-    return last["life"] if last is not None else None
 
 
 async def two_at_a_table(service: Running) -> tuple[str, dict[str, Any], SeatClient,

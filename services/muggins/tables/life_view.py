@@ -33,7 +33,9 @@ def life_view(table: Table, game: GameState | None, timings: Timings) -> LifeVie
                            _iso(table.changed_at.get(seat)))
                for seat in life.missing]
     opens = choices_from(table, life.missing, timings) if life.kind == "paused" else None
-    return LifeView(life.kind, life.reason, missing, _iso(opens), state.absence_choice)
+    chooser = state.absence_chosen_by
+    return LifeView(life.kind, life.reason, missing, _iso(opens), state.absence_choice,
+                    state.seats[chooser].display_name if chooser is not None else None)
 
 
 def _iso(moment: datetime.datetime | None) -> str | None:

@@ -188,8 +188,9 @@ class LifeView(msgspec.Struct, frozen=True):
     missing: list[MissingSeat] = []
     #: Paused: when those who stayed may choose (ISO 8601).
     choices_from: str | None = None
-    #: What was chosen for this game ("bot", "end"), if anything.
+    #: What was chosen for this game ("bot", "end"), if anything, and by whom.
     choice: str | None = None
+    chosen_by: str | None = None
 
 
 class Welcome(msgspec.Struct, frozen=True, tag="welcome"):

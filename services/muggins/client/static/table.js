@@ -330,6 +330,7 @@ function handle(message) {
       state.version = message.version;
       setDeadline(message.seconds_left);
       $("game").hidden = false;
+      if (message.life) setLife(message.life);
       if (message.view) {
         state.catchingUp = false;
         setView(message.view);
@@ -349,6 +350,7 @@ function handle(message) {
       state.version = message.version;
       state.spectators = message.spectators ?? 0;
       setDeadline(message.seconds_left);
+      if (message.life) setLife(message.life);
       setView(message.view);
       if (state.catchingUp) finishCatchUp();
       break;
@@ -675,13 +677,90 @@ function endChoice(tile, end) {
     ? t("table.endCount", { end: endName(end), count: legal.count }) : endName(end);
 }
 
+// ------------------------------------------------------------------ the table's life
+
+// What the table is doing (the server's muggins.table_life): who left and
+// since when, the pause and its choices, what was chosen, the close.
+function setLife(life) {
+  const before = state.life;
+  state.life = life;
+  if (life.kind === "closed" && before?.kind !== "closed") {
+    log(lifeText(life), "log-life");
+    clearTimeout(state.lifeTimer);
+  }
+  if (before && life.choice && !before.choice) log(lifeText(life), "log-life");
+  renderLife();
+  if (state.view) renderTakeover(state.view);
+}
+
+function missingNames(life) {
+  return life.missing.map((m) => m.name ?? seatLabel(m.seat)).join(", ");
+}
+
+function lifeText(life) {
+  const names = missingNames(life);
+  if (life.kind === "closed") {
+    const why = t(`life.closed.${life.reason}`, { names, by: life.chosen_by ?? "" });
+    return `${t("life.closed")} ${why}`;
+  }
+  if (life.choice === "bot") return t("life.playingOnWithBot", { names, by: life.chosen_by ?? "" });
+  if (life.kind === "paused") return t("life.paused", { names, ago: agoText(life.missing) });
+  if (life.missing.length) return t("life.leftHand", { names });
+  return "";
+}
+
+function agoText(missing) {
+  const since = Math.max(...missing.map((m) => (m.since ? Date.parse(m.since) : Date.now())));
+  const seconds = Math.max(0, Math.round((Date.now() - since) / 1000));
+  return seconds < 60 ? t("life.seconds", { n: seconds }) : t("life.minutes", { n: Math.floor(seconds / 60) });
+}
+
+function renderLife() {
+  const life = state.life;
+  const box = $("life");
+  clearTimeout(state.lifeTimer);
+  // What a closed table hides (the rematch, hints) keys on this.
+  document.body.dataset.life = life?.kind ?? "";
+  const text = life ? lifeText(life) : "";
+  box.hidden = !text;
+  if (box.hidden) return box.replaceChildren();
+  box.dataset.kind = life.kind;
+  const parts = [el("span", { id: "life-text" }, text)];
+  const seat = mySeat();
+  const mine = mode === "play" && seat !== null && seat !== undefined;
+  const iLeft = mine && life.missing.some((m) => m.seat === seat);
+  if (life.kind === "closed") {
+    parts.push(el("a", { class: "button secondary", id: "life-replays", href: `/replay/${encodeURIComponent(tableId)}/1?game=${state.game || 1}` }, t("life.replays")),
+      el("a", { class: "button secondary", href: "/" }, t("life.lobby")));
+  } else if (life.kind === "paused" && iLeft) {
+    // "I'm back" is the takeover notice's, just above.
+  } else if (life.kind === "paused" && mine) {
+    const opens = life.choices_from ? Date.parse(life.choices_from) - Date.now() : 0;
+    if (opens > 0) {
+      parts.push(el("span", { class: "muted", id: "life-wait" }, t("life.choicesIn", { n: Math.ceil(opens / 1000) })));
+    } else {
+      parts.push(el("span", { class: "life-choices" },
+        el("button", { type: "button", id: "life-bot", onclick: () => send({ type: "decide", choice: "bot" }) }, t("life.playOn")),
+        el("button", { type: "button", class: "secondary", id: "life-end", onclick: () => send({ type: "decide", choice: "end" }) }, t("life.end")),
+        el("span", { class: "muted" }, t("life.orWait"))));
+    }
+    // The countdown and "left N s ago" move on by themselves.
+    state.lifeTimer = setTimeout(renderLife, 1000);
+  } else if (life.kind === "paused") {
+    parts.push(el("span", { class: "muted" }, t("life.theyChoose")));
+    state.lifeTimer = setTimeout(renderLife, 1000);
+  }
+  box.replaceChildren(...parts);
+}
+
 function renderTakeover(view) {
   // A bot took the seat (the clock ran out, or the player was away): it is
   // the player's to take back, explicitly, right under the status line.
   const notice = $("takeover");
   const mine = mode === "play" && view.seat !== null && view.seat !== undefined
     ? view.seats[view.seat] : null;
-  notice.hidden = !mine?.bot;
+  // At a closed table there is nothing to take back.
+  notice.hidden = !mine?.bot || state.life?.kind === "closed";
   if (notice.hidden) return notice.replaceChildren();
   if ($("back")) return;
   notice.replaceChildren(el("span", { id: "bot-playing" }, t("table.botPlaying")),
