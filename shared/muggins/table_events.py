@@ -100,6 +100,15 @@ class AbsenceDecided(Event, frozen=True, kw_only=True):
     by_seat: int
 
 
+class RematchAsked(Event, frozen=True, kw_only=True):
+    """The person at ``seat`` asks for another game after ``game``: it
+    begins (GameBegun, in the same append) once every person still seated
+    has asked."""
+
+    seat: int
+    game: int
+
+
 class TableClosed(Event, frozen=True, kw_only=True):
     """The table is closed for good: it takes no command, deals no hand and
     runs no bot from now on (muggins.table_life)."""
@@ -108,7 +117,7 @@ class TableClosed(Event, frozen=True, kw_only=True):
 
 
 AnyTableEvent = (TableOpened | SeatTaken | GameBegun | BotTookOver | PlayerReturned
-                 | AbsenceDecided | TableClosed)
+                 | AbsenceDecided | RematchAsked | TableClosed)
 table_event_decoder = msgspec.json.Decoder(AnyTableEvent)
 
 BOT_PLAYER_PREFIX = "bot:"
@@ -170,6 +179,8 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     absence_choice: AbsenceChoice | None = None
     #: The seat of the person who chose it.
     absence_chosen_by: int | None = None
+    #: The seats whose person asked for another game after the current one.
+    rematch_asked: tuple[int, ...] = ()
 
     @property
     def names(self) -> list[str | None]:
@@ -192,6 +203,11 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     def missing(self) -> tuple[int, ...]:
         """The seats whose person has gone (a bot took them for absence)."""
         return tuple(s.seat for s in self.people if s.takeover == "absent")
+
+    @property
+    def still_seated(self) -> tuple[int, ...]:
+        """The seats whose person is still at the table (not gone)."""
+        return tuple(s.seat for s in self.people if s.takeover != "absent")
 
     @property
     def everyone_left(self) -> bool:
@@ -242,7 +258,10 @@ def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> 
             state.seats[event.seat], player_id=event.player_id, name=event.name))
     if isinstance(event, GameBegun):
         return msgspec.structs.replace(state, game=event.game, absence_choice=None,
-                                       absence_chosen_by=None)
+                                       absence_chosen_by=None, rematch_asked=())
+    if isinstance(event, RematchAsked):
+        return msgspec.structs.replace(
+            state, rematch_asked=tuple(sorted({*state.rematch_asked, event.seat})))
     if isinstance(event, AbsenceDecided):
         return msgspec.structs.replace(state, absence_choice=event.choice,
                                        absence_chosen_by=event.by_seat)

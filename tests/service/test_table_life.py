@@ -232,3 +232,29 @@ async def test_the_person_who_left_comes_back_in_time_and_plays_on(
             "nothing-to-decide"
         await ana.close()
         await bea.close()
+
+
+async def test_a_rematch_begins_when_everyone_still_seated_asks(service: Running) -> None:
+    table = await create(service, overrides={"target": 5})
+    table_id = table["table_id"]
+    ana = await SeatClient.connect(service.ws_url, table_id,
+                                   (await sit(service, table_id, 0, "Ana"))["token"])
+    bea = await SeatClient.connect(service.ws_url, table_id,
+                                   (await sit(service, table_id, 1, "Bea"))["token"])
+    await play_until([ana, bea], lambda: all(c.view is not None
+                                             and c.view["phase"] == "game-over"
+                                             for c in (ana, bea)))
+    await ana.send({"type": "rematch"})
+    await bea.until(lambda m: m["type"] == "view" and m["life"]["rematch"] == ["Ana"])
+    assert (await service.http.get(f"/tables/{table_id}")).json()["game"] == 1
+    # Asking twice writes nothing more.
+    before = len(await service.infra.store.read_stream(table_stream(table_id)))
+    await ana.send({"type": "rematch"})
+    await asyncio.sleep(0.3)
+    assert len(await service.infra.store.read_stream(table_stream(table_id))) == before
+    await bea.send({"type": "rematch"})
+    await ana.until(lambda m: m["type"] == "game" and m["game"] == 2)
+    events = [r.event_type for r in await service.infra.store.read_stream(table_stream(table_id))]
+    assert events[-3:] == ["RematchAsked", "RematchAsked", "GameBegun"], events
+    await ana.close()
+    await bea.close()

@@ -297,13 +297,15 @@ class Commands:
             log.warning("could not start the game now; the scheduler will",
                         table=table.state.table_id, error=repr(error))
 
-    async def rematch(self, table_id: str, after_game: int | None = None) -> int:
-        """The same seats play again, once the game is over; the new game's number.
+    async def rematch(self, table_id: str, seat: int, after_game: int | None = None) -> int:
+        """The person at ``seat`` asks for another game with the same seats,
+        once the game is over; the next game begins when every person still
+        seated has asked.  Returns the game the table is at then.
 
-        ``after_game``: the game the asker saw end; if another asker started
-        the next one meanwhile, that one is the answer.
+        ``after_game``: the game the asker saw end; if the next one has begun
+        meanwhile, that one is the answer (and nothing is written).
         """
-        for _ in range(5):
+        for _ in range(APPEND_ATTEMPTS):
             table = await self.seating.table(table_id, fresh=True)
             table.refuse_if_closed()
             if after_game is not None and table.state.game > after_game:
@@ -312,7 +314,7 @@ class Commands:
             if game.state is None or game.state.phase != "game-over":
                 raise IllegalMove("the game is not over yet")
             try:
-                table = await self.seating.begin_game(table)
+                table = await self.seating.ask_rematch(table, seat)
             except ConcurrencyError:
                 continue
             await self.begin(table)

@@ -34,8 +34,11 @@ def life_view(table: Table, game: GameState | None, timings: Timings) -> LifeVie
                for seat in life.missing]
     opens = choices_from(table, life.missing, timings) if life.kind == "paused" else None
     chooser = state.absence_chosen_by
+    rematch = ([state.seats[seat].display_name or "?" for seat in state.rematch_asked]
+               if life.kind == "between-games" else [])
     return LifeView(life.kind, life.reason, missing, _iso(opens), state.absence_choice,
-                    state.seats[chooser].display_name if chooser is not None else None)
+                    state.seats[chooser].display_name if chooser is not None else None,
+                    rematch)
 
 
 def _iso(moment: datetime.datetime | None) -> str | None:

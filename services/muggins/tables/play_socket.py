@@ -252,7 +252,7 @@ class SeatHandler:
             command = CallMuggins(seat=self.seat)
             known = message.known_version
         elif isinstance(message, Rematch):
-            await self.runtime.commands.rematch(self.table_id, after_game=self.game)
+            await self.runtime.commands.rematch(self.table_id, self.seat, after_game=self.game)
         elif isinstance(message, Back):
             await self.runtime.commands.come_back(self.table_id, self.seat)
         elif isinstance(message, Decide):

@@ -191,6 +191,9 @@ class LifeView(msgspec.Struct, frozen=True):
     #: What was chosen for this game ("bot", "end"), if anything, and by whom.
     choice: str | None = None
     chosen_by: str | None = None
+    #: Between games: who asked for a rematch (it begins when everyone
+    #: still seated has).
+    rematch: list[str] = []
 
 
 class Welcome(msgspec.Struct, frozen=True, tag="welcome"):

@@ -239,8 +239,10 @@ class Scheduler:
             return
         game = await self.commands.game(table_id, table.state.game)
         state = game.state
-        if state is None or state.phase == "game-over":
+        if state is None:
             return
+        # Over too: who is still seated decides a rematch, and with nobody
+        # left the table closes (muggins.table_life).
         await self.seating.take_over(
             table_id, seat, "absent", game=game.number, version=game.version,
             hand=state.hand.number if state.hand else state.hands_played)

@@ -39,6 +39,7 @@ from muggins.table_events import (
     CloseReason,
     GameBegun,
     PlayerReturned,
+    RematchAsked,
     ReturnReason,
     SeatTaken,
     TableClosed,
@@ -402,14 +403,28 @@ class Seating:
             return True
         return False
 
-    async def begin_game(self, table: Table) -> Table:
-        """The next game at the table (GameBegun): its stream is started by
-        the scheduler, at once."""
+    async def ask_rematch(self, table: Table, seat: int) -> Table:
+        """The person at ``seat`` asks for another game, as read at
+        ``table``'s version (ConcurrencyError if it moved on): the next game
+        begins (GameBegun) in the same append once every person still
+        seated has asked.  Asking takes the seat back from a bot."""
         table.refuse_if_closed()
-        return await self._append(table, [GameBegun(game=table.state.game + 1)],
-                                  actor="system",
-                                  due=Due(table.state.table_id, 0.0, earliest=True))
-
+        state = table.state
+        table_id = state.table_id
+        events: list[Event] = []
+        if state.seats[seat].takeover is not None:
+            events.append(PlayerReturned(seat=seat, reason="back"))
+        if seat not in state.rematch_asked:
+            events.append(RematchAsked(seat=seat, game=state.game))
+        asked = {*state.rematch_asked, seat}
+        everyone = {*state.still_seated, seat} <= asked
+        if everyone:
+            events.append(GameBegun(game=state.game + 1))
+        if not events:
+            return table  # asked already: nothing to write
+        return await self._append(
+            table, events, actor=f"seat:{seat}",
+            due=Due(table_id, 0.0, earliest=True) if everyone else None)
 
     async def decide_absence(self, table: Table, seats: tuple[int, ...],
                              choice: AbsenceChoice, by_seat: int) -> Table:

@@ -137,7 +137,10 @@ async function refreshBoard() {
     el("td", {}, line.bot ? el("span", {}, t(`level.${line.player_id.replace("bot:", "")}`), el("span", { class: "badge bot" }, t("bot")))
       : line.name),
     el("td", { class: "num" }, line.rating.toFixed(1)),
-    el("td", { class: "num" }, line.games),
+    // "31 (left 2)": the games a player left and did not come back to.
+    el("td", { class: "num" }, line.games, line.abandoned
+      ? el("span", { class: "muted left-games", title: t("board.leftTitle", { n: line.abandoned, games: line.games }) },
+        ` ${t("board.left", { n: line.abandoned })}`) : null),
     el("td", { class: "num" }, line.won),
     el("td", { class: "num wide" }, line.points_per_hand.toFixed(1)),
     el("td", { class: "num wide" }, line.best_play)));

@@ -703,6 +703,9 @@ function lifeText(life) {
     const why = t(`life.closed.${life.reason}`, { names, by: life.chosen_by ?? "" });
     return `${t("life.closed")} ${why}`;
   }
+  if (life.kind === "between-games" && life.rematch?.length) {
+    return t("life.rematchAsked", { names: life.rematch.join(", ") });
+  }
   if (life.choice === "bot") return t("life.playingOnWithBot", { names, by: life.chosen_by ?? "" });
   if (life.kind === "paused") return t("life.paused", { names, ago: agoText(life.missing) });
   if (life.missing.length) return t("life.leftHand", { names });
