@@ -31,9 +31,10 @@ ReturnReason = Literal["move", "back"]
 #: nobody sat down for a long while.
 CloseReason = Literal["finished", "abandoned", "everyone-left", "idle"]
 #: What the people who stayed chose for a game paused by a missing person:
-#: play on with the bot in that seat (the game is then unrated for
-#: everyone), or end the game (abandoned by the person who left).
-AbsenceChoice = Literal["bot", "end"]
+#: play on with the bot in that seat, or give the seat to a new person from
+#: the lobby (either way the game is then unrated for everyone), or end the
+#: game (abandoned by the person who left).
+AbsenceChoice = Literal["bot", "seat", "end"]
 
 
 class BotAtSeat(msgspec.Struct, frozen=True, gc=False):
@@ -263,8 +264,12 @@ def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> 
         return msgspec.structs.replace(
             state, rematch_asked=tuple(sorted({*state.rematch_asked, event.seat})))
     if isinstance(event, AbsenceDecided):
-        return msgspec.structs.replace(state, absence_choice=event.choice,
-                                       absence_chosen_by=event.by_seat)
+        decided = msgspec.structs.replace(state, absence_choice=event.choice,
+                                          absence_chosen_by=event.by_seat)
+        if event.choice == "seat":  # the seats are free for new people
+            for given_up in event.seats:
+                decided = _with_seat(decided, SeatState(given_up))
+        return decided
     if isinstance(event, BotTookOver):
         seat = state.seats[event.seat]
         return _with_seat(state, msgspec.structs.replace(

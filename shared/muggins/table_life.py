@@ -9,7 +9,9 @@ process reaches the same answer.
     waiting        the seats are not all taken yet (no game has begun)
     playing        a game is on (a bot finishes the hand of a person who left)
     paused         between hands, a person is missing: no deal until they
-                   come back or those who stayed choose (AbsenceDecided)
+                   come back or those who stayed choose (AbsenceDecided);
+                   or the seat was given up for a new person, who has not
+                   sat down yet
     between-games  the game is over; a rematch may follow
     closed         for good, with why (muggins.table_events.CloseReason)
 """
@@ -47,8 +49,8 @@ def table_life(table: TableState, game: GameState | None) -> TableLife:
         return TableLife("waiting", missing=missing)
     if game is not None and game.phase == "game-over":
         return TableLife("between-games", missing=missing)
-    if (game is not None and missing and _between_hands(game)
-            and table.absence_choice != "bot"):
+    if game is not None and _between_hands(game) and (
+            (missing and table.absence_choice != "bot") or table.free_seats):
         return TableLife("paused", missing=missing)
     return TableLife("playing", missing=missing)
 

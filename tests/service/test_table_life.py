@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from muggins.embedded import EmbeddedNats
 from muggins.streams import game_stream, table_stream
 from tests.service.client import SeatClient, hands_ended, life_of, play_until
@@ -258,3 +260,38 @@ async def test_a_rematch_begins_when_everyone_still_seated_asks(service: Running
     assert events[-3:] == ["RematchAsked", "RematchAsked", "GameBegun"], events
     await ana.close()
     await bea.close()
+
+
+async def test_two_people_one_leaves_and_a_new_person_takes_the_seat_from_the_lobby(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    async with serve(database_url, nats_server.url, grace_period=0.3, bot_delay=0.05,
+                     absence_wait=0.5) as service:
+        table_id, ana_seat, _, bea = await two_at_a_table(service)
+        await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
+        await asyncio.sleep(0.6)
+        await bea.send({"type": "decide", "choice": "seat"})
+        await bea.until(lambda m: m["type"] == "view" and m["life"]["choice"] == "seat")
+        # The lobby lists the seat: free, the game in progress, its scores.
+        deadline = asyncio.get_running_loop().time() + 20
+        while True:
+            listed = [t for t in (await service.http.get("/lobby")).json()["open"]
+                      if t["table_id"] == table_id]
+            if listed:
+                break
+            assert asyncio.get_running_loop().time() < deadline, "the lobby never listed it"
+            await asyncio.sleep(0.1)
+        assert listed[0]["in_progress"] and len(listed[0]["scores"]) == 2, listed
+        # Ana's old seat token no longer holds the seat.
+        refused = await service.http.get(f"/tables/{table_id}")
+        assert refused.json()["seats"][0]["free"] is True
+        cy = await SeatClient.connect(service.ws_url, table_id,
+                                      (await sit(service, table_id, 0, "Cy"))["token"])
+        await play_until([bea, cy], lambda: hands_ended(bea) >= 3, within=90)
+        # Ana left: counted; the game is unrated for everyone.
+        ana = await board_line(service, "playelephant", "Ana")
+        assert (ana["abandoned"], ana["mu"]) == (1, 25.0), ana
+        with pytest.raises(AssertionError):
+            await SeatClient.connect(service.ws_url, table_id, ana_seat["token"])
+        await cy.close()
+        await bea.close()

@@ -203,7 +203,8 @@ async def lobby(
     open_tables = [
         LobbyTable(row["table_id"], msgspec.json.decode(row["ruleset"])["preset"],
                    row["seats"], row["free"], runtime.share_link(row["table_id"]),
-                   row["people"])
+                   row["people"], row["in_progress"],
+                   msgspec.json.decode(row["scores"]) if row["scores"] else [])
         for row in await pool.fetch(VIEW_QUERIES["open_tables"], limit, (page - 1) * limit)
     ]
     playing = [

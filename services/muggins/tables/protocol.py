@@ -140,10 +140,11 @@ class Back(Strict, frozen=True, kw_only=True, tag="back"):
 
 class Decide(Strict, frozen=True, kw_only=True, tag="decide"):
     """A person still seated chooses for a game paused by a missing person:
-    "bot" plays on with the bot in that seat (unrated for everyone), "end"
-    ends the game (abandoned by the person who left).  The first choice wins."""
+    "bot" plays on with the bot in that seat, "seat" gives the seat to a new
+    person from the lobby (either way unrated for everyone), "end" ends the
+    game (abandoned by the person who left).  The first choice wins."""
 
-    choice: Literal["bot", "end"]
+    choice: Literal["bot", "seat", "end"]
 
 
 class Ping(Strict, frozen=True, kw_only=True, tag="ping"):
@@ -336,6 +337,10 @@ class LobbyTable(msgspec.Struct, frozen=True):
     link: str
     #: People already sitting there, waiting for the others.
     waiting: int = 0
+    #: A seat given up mid-game: the game goes on once it is taken (unrated);
+    #: the scores so far.
+    in_progress: bool = False
+    scores: list[int] = []
 
 
 class PlayingTable(msgspec.Struct, frozen=True):

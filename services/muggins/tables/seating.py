@@ -297,8 +297,10 @@ class Seating:
             self._check_free(table, seat, player_id)
             events: list[Event] = [SeatTaken(seat=seat, player_id=player_id, name=name)]
             full = table.state.free_seats == 1
-            if full:
-                events.append(GameBegun(game=table.state.game + 1))
+            # The last seat: the first game begins; or, a seat given up mid-game
+            # (AbsenceDecided "seat") taken: the paused game goes on.
+            if full and table.state.game == 0:
+                events.append(GameBegun(game=1))
             try:
                 return await self._append(
                     table, events, actor=f"seat:{seat}",

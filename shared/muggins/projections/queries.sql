@@ -45,13 +45,17 @@ SELECT v.table_id, v.game, v.version, v.public_view::text AS public_view,
  ORDER BY v.updated_at DESC LIMIT $1;
 
 -- name: open_tables
--- Tables waiting for people: those where somebody already sits first (a
--- person is waiting), then the newest.
+-- Tables with a free seat: those where somebody already sits first (a
+-- person is waiting), then the newest.  A seat given up mid-game is listed
+-- too, with the game's scores so far (from its view).
 SELECT t.table_id, t.ruleset::text AS ruleset, count(*) FILTER (WHERE s.name IS NULL) AS free,
-       count(*) AS seats, count(*) FILTER (WHERE s.player_id IS NOT NULL) AS people
+       count(*) AS seats, count(*) FILTER (WHERE s.player_id IS NOT NULL) AS people,
+       t.game_number > 0 AS in_progress,
+       (SELECT v.public_view->'scores' FROM table_views v
+         WHERE v.table_id = t.table_id AND v.game = t.game_number)::text AS scores
   FROM tables t JOIN seats s USING (table_id)
- WHERE t.game_number = 0 AND t.closed_reason IS NULL
- GROUP BY t.table_id, t.ruleset::text, t.created_at
+ WHERE t.closed_reason IS NULL
+ GROUP BY t.table_id, t.ruleset::text, t.created_at, t.game_number
 HAVING count(*) FILTER (WHERE s.name IS NULL) > 0
  ORDER BY count(*) FILTER (WHERE s.player_id IS NOT NULL) > 0 DESC, t.created_at DESC,
           t.table_id
@@ -59,7 +63,7 @@ HAVING count(*) FILTER (WHERE s.name IS NULL) > 0
 
 -- name: open_tables_count
 SELECT count(*) FROM tables AS t
- WHERE t.game_number = 0 AND t.closed_reason IS NULL
+ WHERE t.closed_reason IS NULL
    AND EXISTS (SELECT 1 FROM seats AS s WHERE s.table_id = t.table_id AND s.name IS NULL);
 
 -- name: load_tallies
@@ -128,6 +132,11 @@ UPDATE seats SET name = $3, player_id = $4 WHERE table_id = $1 AND seat = $2;
 
 -- name: seating_game
 UPDATE tables SET game_number = greatest(game_number, $2) WHERE table_id = $1;
+
+-- name: seating_freed
+-- Seats given up mid-game for new people (AbsenceDecided "seat").
+UPDATE seats SET name = NULL, player_id = NULL, bot_playing = false
+ WHERE table_id = $1 AND seat = ANY ($2::integer[]);
 
 -- name: seating_closed
 UPDATE tables SET closed_reason = $2 WHERE table_id = $1;

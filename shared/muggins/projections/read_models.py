@@ -192,6 +192,8 @@ class TableSeating:
                 await connection.execute(QUERIES["seating_game"], table_id, event.game)
             elif isinstance(event, TableClosed):
                 await connection.execute(QUERIES["seating_closed"], table_id, event.reason)
+            elif isinstance(event, AbsenceDecided) and event.choice == "seat":
+                await connection.execute(QUERIES["seating_freed"], table_id, list(event.seats))
             elif isinstance(event, BotTookOver | PlayerReturned):
                 await connection.execute(QUERIES["seating_bot_playing"], table_id, event.seat,
                                          isinstance(event, BotTookOver))
@@ -234,7 +236,7 @@ def _table_event(table_id: str, event: Event, tallies: dict[str, GameTally | Non
         tallies[stream] = msgspec.structs.replace(
             current, away=tuple(s for s in current.away if s != event.seat))
     elif isinstance(event, AbsenceDecided):
-        if event.choice == "bot":  # played on with the bot: unrated for everyone
+        if event.choice in ("bot", "seat"):  # played on without them: unrated for everyone
             tallies[stream] = current = msgspec.structs.replace(current, unrated=True)
             outcomes.append((current, event.seats))
         else:

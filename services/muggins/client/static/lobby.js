@@ -112,7 +112,11 @@ async function refreshTables() {
     return; // try again at the next refresh
   }
   const open = lobby.open.map((table) => el("li", {},
-    el("span", {}, `${presetTitle(table.preset)} · `, t("lobby.freeSeats", { free: table.free_seats, seats: table.seats }),
+    el("span", {}, `${presetTitle(table.preset)} · `,
+      // A seat given up by someone who left, the game going on (unrated) once taken.
+      table.in_progress
+        ? t("lobby.seatInProgress", { scores: (table.scores ?? []).join("–") })
+        : t("lobby.freeSeats", { free: table.free_seats, seats: table.seats }),
       table.waiting ? el("span", { class: "badge" }, t("lobby.waiting", { n: table.waiting })) : null),
     el("a", { class: "button", href: `/play/${table.table_id}` }, t("lobby.join"))));
   const pages = Math.max(1, Math.ceil(lobby.open_total / OPEN_PER_PAGE));

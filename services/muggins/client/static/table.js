@@ -707,6 +707,7 @@ function lifeText(life) {
     return t("life.rematchAsked", { names: life.rematch.join(", ") });
   }
   if (life.choice === "bot") return t("life.playingOnWithBot", { names, by: life.chosen_by ?? "" });
+  if (life.choice === "seat" && life.kind === "paused") return t("life.seatOpen", { by: life.chosen_by ?? "" });
   if (life.kind === "paused") return t("life.paused", { names, ago: agoText(life.missing) });
   if (life.missing.length) return t("life.leftHand", { names });
   return "";
@@ -737,6 +738,8 @@ function renderLife() {
       el("a", { class: "button secondary", href: "/" }, t("life.lobby")));
   } else if (life.kind === "paused" && iLeft) {
     // "I'm back" is the takeover notice's, just above.
+  } else if (life.kind === "paused" && life.choice === "seat") {
+    // Waiting for a new person from the lobby.
   } else if (life.kind === "paused" && mine) {
     const opens = life.choices_from ? Date.parse(life.choices_from) - Date.now() : 0;
     if (opens > 0) {
@@ -744,6 +747,7 @@ function renderLife() {
     } else {
       parts.push(el("span", { class: "life-choices" },
         el("button", { type: "button", id: "life-bot", onclick: () => send({ type: "decide", choice: "bot" }) }, t("life.playOn")),
+        el("button", { type: "button", class: "secondary", id: "life-seat", onclick: () => send({ type: "decide", choice: "seat" }) }, t("life.openSeat")),
         el("button", { type: "button", class: "secondary", id: "life-end", onclick: () => send({ type: "decide", choice: "end" }) }, t("life.end")),
         el("span", { class: "muted" }, t("life.orWait"))));
     }
