@@ -15,6 +15,7 @@ import urllib.request
 
 import httpx
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import ServiceUnavailableError
 from playwright.async_api import Page, async_playwright
 
 from muggins.bus.jetstream import STREAM_NAME, connect, messages_for
@@ -53,8 +54,17 @@ async def _bus_copies(cluster: LocalCluster, first_sequence: int) -> dict[str, i
                                   ack_policy=AckPolicy.NONE))
         copies: dict[str, int] = {}
         seen = first_sequence - 1
+        deadline = time.monotonic() + 60
         while seen < last:
-            for message in await subscription.fetch(1000, timeout=5):
+            try:
+                fetched = await subscription.fetch(1000, timeout=5)
+            except ServiceUnavailableError:
+                # A node just back: the new consumer's replicas are still
+                # electing a leader (seen once as a 503 right after the kill).
+                assert time.monotonic() < deadline, "the stream stayed unavailable"
+                await asyncio.sleep(0.5)
+                continue
+            for message in fetched:
                 seen = message.metadata.sequence.stream
                 message_id = (message.headers or {}).get("Nats-Msg-Id", "")
                 copies[message_id] = copies.get(message_id, 0) + 1

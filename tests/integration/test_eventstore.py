@@ -34,12 +34,15 @@ from muggins.rules.tiles import Tile
 from muggins.selfplay import make_bots, play_game
 from muggins.sql import migration_files
 from muggins.table_events import (
+    AbsenceDecided,
     AnyTableEvent,
     BotAtSeat,
     BotTookOver,
     GameBegun,
     PlayerReturned,
+    RematchAsked,
     SeatTaken,
+    TableClosed,
     TableOpened,
 )
 
@@ -240,6 +243,9 @@ def every_event_type() -> list[Event]:
         GameBegun(game=1),
         BotTookOver(seat=0, reason="clock", game=1, version=12, hand=1, for_the_hand=True),
         PlayerReturned(seat=0, reason="back"),
+        AbsenceDecided(game=1, seats=(0, 2), choice="seat", by_seat=3),
+        RematchAsked(seat=3, game=1),
+        TableClosed(reason="everyone-left"),
     ]
     covered = {type(event) for event in events}
     assert covered == {*get_args(AnyEvent), *get_args(AnyTableEvent)}

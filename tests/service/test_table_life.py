@@ -6,9 +6,13 @@ with ``table-closed`` and writes nothing."""
 from __future__ import annotations
 
 import asyncio
+import datetime
+import json
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
+import websockets
 
 from muggins.embedded import EmbeddedNats
 from muggins.streams import game_stream, table_stream
@@ -82,11 +86,9 @@ async def test_a_person_who_leaves_gets_a_bot_for_the_hand_then_the_table_closes
         table_id = table["table_id"]
         granted = await sit(service, table_id, 0, "Ana")
         player = await SeatClient.connect(service.ws_url, table_id, granted["token"])
-        await player.until(lambda m: player.my_turn(), 30)
-        await player.play_first_legal()
-        await player.until(lambda m: m["type"] == "event"
-                           and m["event"]["type"] == "TilePlayed"
-                           and m["event"]["seat"] == 0)
+        await play_until([player], lambda: any(
+            m["type"] == "event" and m["event"]["type"] == "TilePlayed"
+            and m["event"]["seat"] == 0 for m in player.messages))
         await player.close()
         info = await status_becomes(service, table_id, "closed")
         assert info["closed_reason"] == "everyone-left"
@@ -142,7 +144,8 @@ async def test_a_table_nobody_sits_at_closes_as_idle(
 async def two_at_a_table(service: Running) -> tuple[str, dict[str, Any], SeatClient,
                                                       SeatClient]:
     """Ana and Bea play a whole hand at a rated table; then Ana closes her page
-    while the second hand is on.  Her granted seat, and both clients."""
+    while the second hand is on, and the game pauses at its end.  Her granted
+    seat, and both clients."""
     table = await create(service)
     table_id = table["table_id"]
     ana_seat = await sit(service, table_id, 0, "Ana")
@@ -152,17 +155,33 @@ async def two_at_a_table(service: Running) -> tuple[str, dict[str, Any], SeatCli
     await play_until([ana, bea], lambda: hands_ended(bea) >= 1
                      and bea.view is not None and bea.view["phase"] == "playing")
     await ana.close()
+    # A bot finishes Ana's hand (Bea plays hers); then the game pauses.
+    await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
     return table_id, ana_seat, ana, bea
+
+
+def short_waits(database_url: str, nats_server: EmbeddedNats, *, absence_wait: float
+                ) -> AbstractAsyncContextManager[Running]:
+    """The service where a person gone 0.3 s has left, and bots move at once."""
+    return serve(database_url, nats_server.url, grace_period=0.3, bot_delay=0.05,
+                 absence_wait=absence_wait)
+
+
+async def choose_once_open(bea: SeatClient, choice: str) -> None:
+    """Bea's choice, as soon as the wait is over."""
+    life = life_of(bea)
+    assert life is not None and life["choices_from"]
+    opens = datetime.datetime.fromisoformat(life["choices_from"])
+    await asyncio.sleep(max(0.0, (opens - datetime.datetime.now(datetime.UTC))
+                            .total_seconds()) + 0.1)
+    await bea.send({"type": "decide", "choice": choice})
 
 
 async def test_two_people_one_leaves_the_game_pauses_and_the_other_ends_it(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    async with serve(database_url, nats_server.url, grace_period=0.3, bot_delay=0.05,
-                     absence_wait=3.0) as service:
+    async with short_waits(database_url, nats_server, absence_wait=3.0) as service:
         table_id, _, _, bea = await two_at_a_table(service)
-        # The bot finishes Ana's hand (Bea plays hers); then the game pauses.
-        await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
         life = life_of(bea)
         assert life is not None and [m["seat"] for m in life["missing"]] == [0]
         assert life["missing"][0]["name"] == "Ana" and life["missing"][0]["since"]
@@ -182,6 +201,12 @@ async def test_two_people_one_leaves_the_game_pauses_and_the_other_ends_it(
         assert refused["code"] in ("table-closed", "already-decided"), refused
         info = await status_becomes(service, table_id, "closed")
         assert info["closed_reason"] == "abandoned"
+        # A spectator may not choose, nor act at the closed table: refusals.
+        watcher = await websockets.connect(f"{service.ws_url}/tables/{table_id}/watch")
+        await watcher.send(json.dumps({"type": "decide", "choice": "bot"}))
+        told = await SeatClient(watcher, -1).until(lambda m: m["type"] == "error")
+        assert told["code"] == "spectator", told
+        await watcher.close()
         events = [r.event_type for r in
                   await service.infra.store.read_stream(table_stream(table_id))]
         assert events.count("AbsenceDecided") == 1 and events[-1] == "TableClosed"
@@ -197,12 +222,9 @@ async def test_two_people_one_leaves_the_game_pauses_and_the_other_ends_it(
 async def test_two_people_one_leaves_and_the_other_plays_on_with_the_bot(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    async with serve(database_url, nats_server.url, grace_period=0.3, bot_delay=0.05,
-                     absence_wait=0.5) as service:
+    async with short_waits(database_url, nats_server, absence_wait=0.5) as service:
         table_id, _, _, bea = await two_at_a_table(service)
-        await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
-        await asyncio.sleep(0.6)
-        await bea.send({"type": "decide", "choice": "bot"})
+        await choose_once_open(bea, "bot")
         # The next hand is dealt, and the bot plays Ana's seat.
         await play_until([bea], lambda: hands_ended(bea) >= 3, within=90)
         info = (await service.http.get(f"/tables/{table_id}")).json()
@@ -216,10 +238,8 @@ async def test_two_people_one_leaves_and_the_other_plays_on_with_the_bot(
 async def test_the_person_who_left_comes_back_in_time_and_plays_on(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    async with serve(database_url, nats_server.url, grace_period=0.3, bot_delay=0.05,
-                     absence_wait=60.0) as service:
+    async with short_waits(database_url, nats_server, absence_wait=60.0) as service:
         table_id, ana_seat, _, bea = await two_at_a_table(service)
-        await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
         # Ana may not choose for her own absence: she comes back.
         ana = await SeatClient.connect(service.ws_url, table_id, ana_seat["token"])
         await ana.send({"type": "decide", "choice": "bot"})
@@ -265,12 +285,9 @@ async def test_a_rematch_begins_when_everyone_still_seated_asks(service: Running
 async def test_two_people_one_leaves_and_a_new_person_takes_the_seat_from_the_lobby(
     database_url: str, nats_server: EmbeddedNats
 ) -> None:
-    async with serve(database_url, nats_server.url, grace_period=0.3, bot_delay=0.05,
-                     absence_wait=0.5) as service:
+    async with short_waits(database_url, nats_server, absence_wait=0.5) as service:
         table_id, ana_seat, _, bea = await two_at_a_table(service)
-        await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
-        await asyncio.sleep(0.6)
-        await bea.send({"type": "decide", "choice": "seat"})
+        await choose_once_open(bea, "seat")
         await bea.until(lambda m: m["type"] == "view" and m["life"]["choice"] == "seat")
         # The lobby lists the seat: free, the game in progress, its scores.
         deadline = asyncio.get_running_loop().time() + 20
@@ -295,3 +312,33 @@ async def test_two_people_one_leaves_and_a_new_person_takes_the_seat_from_the_lo
             await SeatClient.connect(service.ws_url, table_id, ana_seat["token"])
         await cy.close()
         await bea.close()
+
+
+async def test_in_partnerships_the_leaver_loses_to_the_opponents_and_the_partner_is_untouched(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    async with short_waits(database_url, nats_server, absence_wait=0.3) as service:
+        table = await create(service, seats=4, partnerships=True)
+        table_id = table["table_id"]
+        names = ["Ana", "Bea", "Cy", "Dee"]  # sides: Ana and Cy, Bea and Dee
+        clients = [await SeatClient.connect(service.ws_url, table_id,
+                                            (await sit(service, table_id, seat, name))["token"])
+                   for seat, name in enumerate(names)]
+        await play_until(clients, lambda: hands_ended(clients[1]) >= 1
+                         and clients[1].view is not None
+                         and clients[1].view["phase"] == "playing")
+        await clients[0].close()  # Ana leaves
+        stayed = clients[1:]
+        await play_until(stayed, lambda: (life_of(stayed[0]) or {}).get("kind") == "paused")
+        await choose_once_open(stayed[0], "end")  # Bea ends it
+        await status_becomes(service, table_id, "closed")
+        ana = await board_line(service, table["preset"], "Ana")
+        bea = await board_line(service, table["preset"], "Bea")
+        dee = await board_line(service, table["preset"], "Dee")
+        assert (ana["abandoned"], ana["won"]) == (1, 0) and ana["mu"] < 25
+        assert bea["won"] == dee["won"] == 1 and bea["mu"] > 25
+        board = (await service.http.get("/leaderboard", params={"preset": table["preset"]}))
+        assert "Cy" not in [p["name"] for p in board.json()["players"]], \
+            "the leaver's partner is neither rated nor blamed"
+        for client in stayed:
+            await client.close()

@@ -29,7 +29,8 @@ async def table_events(service: Running, table_id: str) -> list[Any]:
 
 async def game_over(service: Running, table_id: str, within: float = 60) -> None:
     deadline = time.monotonic() + within
-    while (await service.http.get(f"/tables/{table_id}")).json()["status"] != "finished":
+    while (await service.http.get(f"/tables/{table_id}")).json()["status"] not in (
+            "finished", "closed"):
         assert time.monotonic() < deadline, f"table {table_id} did not finish in {within} s"
         await asyncio.sleep(0.1)
 
