@@ -226,7 +226,7 @@ async def service_process(folder: Path, env: dict[str, str], name: str,
              *([] if quotas else ["--tables-per-minute", "1000000", "--sockets-per-address",
                                   "1000000", "--sockets-per-minute", "1000000"]),
              *arguments],
-            env=env, stdout=subprocess.DEVNULL, stderr=server_log,
+            env=env, stdout=server_log, stderr=subprocess.STDOUT,
         )
     if pids is not None:
         pids.append(server.pid)
