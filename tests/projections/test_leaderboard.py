@@ -283,3 +283,21 @@ async def test_an_abandoned_game_is_counted_once_live_delivered_again_and_rebuil
     await runner.rebuild()
     await ProjectorRunner(pool, store, Leaderboard(), page_size=5000).catch_up()
     assert await board(pool) == once
+
+
+def test_a_leaver_is_charged_once_whatever_follows_the_choice() -> None:
+    """Played on with the bot, then everyone else left: the leaver was
+    charged at the choice, and the close charges only those who left since."""
+    from muggins.projections.read_models import _table_event
+
+    players = seated([PEOPLE[0], PEOPLE[1]])
+    game, _ = first_hand(players)
+    tallies: dict[str, GameTally | None] = {"left-g1": game}
+    outcomes: list[tuple[GameTally, object]] = []
+    for event in (BotTookOver(seat=0, reason="absent", game=1, version=30, hand=2),
+                  AbsenceDecided(game=1, seats=(0,), choice="bot", by_seat=1),
+                  BotTookOver(seat=1, reason="absent", game=1, version=40, hand=2),
+                  TableClosed(reason="everyone-left")):
+        _table_event("left", event, tallies, outcomes)  # type: ignore[arg-type]
+    assert [leavers for _, leavers in outcomes] == [(0,), (1,)]
+    assert all(tally.unrated for tally, _ in outcomes)

@@ -14,6 +14,7 @@ from muggins.table_events import (
     BotTookOver,
     GameBegun,
     PlayerReturned,
+    RematchAsked,
     SeatTaken,
     TableClosed,
     TableOpened,
@@ -151,3 +152,15 @@ def test_every_state_of_a_tables_life_has_an_http_status() -> None:
     from muggins.tables.http import STATUS_OF_LIFE
 
     assert set(STATUS_OF_LIFE) == set(get_args(LifeKind))
+
+
+def test_a_rematch_begins_when_the_last_who_had_not_asked_leaves() -> None:
+    two = fold_table([TableOpened(ruleset=RULES, turn_clock_seconds=30),
+                      SeatTaken(seat=0, player_id="p", name="Ana"),
+                      SeatTaken(seat=1, player_id="q", name="Bea"), GameBegun(game=1),
+                      RematchAsked(seat=1, game=1)], "Tab1")
+    over = msgspec.structs.replace(dealt(), phase="game-over", hand=None)
+    assert next_step(two, over, 5.0, TIMINGS) == Step("close", 1795.0, reason="finished")
+    gone = fold_table([BotTookOver(seat=0, reason="absent", game=1, version=90, hand=3)],
+                      "Tab1", two)
+    assert next_step(gone, over, 5.0, TIMINGS) == Step("rematch", 0.0)

@@ -16,6 +16,7 @@ import websockets
 
 from muggins.embedded import EmbeddedNats
 from muggins.streams import game_stream, table_stream
+from muggins.table_events import table_event_decoder
 from tests.service.client import SeatClient, hands_ended, life_of, play_until
 from tests.service.conftest import Running, serve
 from tests.service.test_play import create, sit
@@ -289,6 +290,9 @@ async def test_two_people_one_leaves_and_a_new_person_takes_the_seat_from_the_lo
         table_id, ana_seat, _, bea = await two_at_a_table(service)
         await choose_once_open(bea, "seat")
         await bea.until(lambda m: m["type"] == "view" and m["life"]["choice"] == "seat")
+        # The first choice stands: ending it now is refused, and writes nothing.
+        await bea.send({"type": "decide", "choice": "end"})
+        assert (await bea.until(lambda m: m["type"] == "error"))["code"] == "already-decided"
         # The lobby lists the seat: free, the game in progress, its scores.
         deadline = asyncio.get_running_loop().time() + 20
         while True:
@@ -342,3 +346,25 @@ async def test_in_partnerships_the_leaver_loses_to_the_opponents_and_the_partner
             "the leaver's partner is neither rated nor blamed"
         for client in stayed:
             await client.close()
+
+
+async def test_a_person_whose_clock_ran_out_and_who_then_leaves_has_left(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    """The clock gave a bot the seat for a turn; the person then closes the
+    page: that is leaving all the same (the bot finishes the hand, and with
+    nobody left the table closes)."""
+    async with short_waits(database_url, nats_server, absence_wait=60.0) as service:
+        table = await create(service, bots=[{"seat": 1, "level": "greedy"}],
+                             turn_clock_seconds=1)
+        table_id = table["table_id"]
+        player = await SeatClient.connect(service.ws_url, table_id,
+                                          (await sit(service, table_id, 0, "Ana"))["token"])
+        await player.until(lambda m: m["type"] == "view" and m["view"]["seats"][0]["bot"], 30)
+        await player.close()
+        info = await status_becomes(service, table_id, "closed")
+        assert info["closed_reason"] == "everyone-left"
+        takeovers = [table_event_decoder.decode(r.payload) for r in
+                     await service.infra.store.read_stream(table_stream(table_id))
+                     if r.event_type == "BotTookOver"]
+        assert [getattr(t, "reason", None) for t in takeovers][-1] == "absent", takeovers

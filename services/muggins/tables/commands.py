@@ -21,7 +21,7 @@ import structlog
 
 from muggins.eventstore.store import ConcurrencyError, Due, EventStore
 from muggins.logs import log_context
-from muggins.rules.commands import AnyCommand
+from muggins.rules.commands import AnyCommand, StartHand
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Event, GameStarted, HandStarted
 from muggins.rules.game import fold, play, start_game
@@ -187,6 +187,10 @@ class Commands:
                         raise StaleView(
                             f"your view is at version {known_version}, the table at "
                             f"{game.version}: catch up first")
+                    if (isinstance(command, StartHand)
+                            and table_life(table.state, game.state).kind == "paused"):
+                        # Derived before a person was found gone: no deal now.
+                        raise IllegalMove("the game is paused: a person is missing")
                     new_state, events = play(game.state, command)
                     reclaim = (person is not None
                                and table.state.seats[person].takeover is not None)
@@ -253,10 +257,9 @@ class Commands:
             life = table_life(table.state, game.state if game is not None else None)
             if seat in life.missing:
                 raise YouLeft("you left this game: say you are back to play on")
-            if life.kind != "paused":
-                if table.state.absence_choice is not None:
-                    raise AlreadyDecided(
-                        f"it was decided already: {table.state.absence_choice}")
+            if table.state.absence_choice is not None:  # the first choice stands
+                raise AlreadyDecided(f"it was decided already: {table.state.absence_choice}")
+            if life.kind != "paused" or not life.missing:
                 raise NothingToDecide("nobody is missing: the game goes on")
             opens = choices_from(table, life.missing, self.timings)
             now = datetime.datetime.now(datetime.UTC)

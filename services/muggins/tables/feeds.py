@@ -206,6 +206,9 @@ class TableFeed:
         ``since`` is the last version the spectator saw of ``game`` (the
         current game if not given): it then gets exactly the events after it.
         """
+        # What is pending goes out first, to those already here: the new
+        # spectator's catch-up below then covers it, and nothing comes twice.
+        self._flush()
         spectator = Spectator()
         first: list[FeedMessage] = []
         if game is not None and game != self.game:

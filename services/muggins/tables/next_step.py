@@ -18,7 +18,8 @@ from muggins.rules.state import GameState
 from muggins.table_events import CloseReason, TableState
 from muggins.table_life import closing_now, table_life
 
-StepKind = Literal["start-game", "deal", "bot-call", "bot-move", "clock-out", "close"]
+StepKind = Literal["start-game", "deal", "bot-call", "bot-move", "clock-out", "close",
+                   "rematch"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,9 @@ def next_step(table: TableState, game: GameState | None, waited: float,
     if closing is not None:
         return Step("close", 0.0, reason=closing)
     if game.phase == "game-over":
+        if table.rematch_asked and set(table.still_seated) <= set(table.rematch_asked):
+            # Everyone still here has asked (the last one who had not left).
+            return Step("rematch", 0.0)
         return Step("close", timings.idle_close - waited, reason="finished")
     if table_life(table, game).kind == "paused":
         # No deal while a person is missing: they come back, or those who

@@ -339,6 +339,12 @@ class Scheduler:
             except ConcurrencyError:  # somebody acted meanwhile: derived anew
                 return False
             return True
+        if step.kind == "rematch":
+            try:
+                await self.seating.begin_rematch(table)
+            except ConcurrencyError:  # somebody acted meanwhile: derived anew
+                return False
+            return True
         if step.kind == "start-game" or game is None or game.state is None:
             await self.commands.start_game(table)
             return True

@@ -275,7 +275,7 @@ class Seating:
                                      uuid.UUID(player_id))
         try:
             table = await self._seat(table, seat, player_id, name)
-        except SeatUnavailable:
+        except (SeatUnavailable, TableClosedRefusal):
             async with self.pool.acquire() as connection, connection.transaction():
                 await connection.execute(QUERIES["delete_seat_token"], table_id, hashed)
                 if player_secret is not None:
@@ -364,7 +364,10 @@ class Seating:
         for _ in range(APPEND_ATTEMPTS):
             table = await self.table(table_id, fresh=True)
             held = table.state.seats[seat]
-            if (held.bot_level is not None or held.player_id is None or held.takeover
+            # A seat the clock gave a bot is still its person's; their
+            # leaving (absent) is news: it pauses the game at the hand's end.
+            if (held.bot_level is not None or held.player_id is None
+                    or held.takeover == "absent" or (held.takeover and reason == "clock")
                     or table.state.closed is not None):
                 return False
             again = reason == "clock" and held.last_timeout == (game, version)
@@ -404,6 +407,15 @@ class Seating:
             log.info("the player took the seat back", table=table_id, seat=seat, how=reason)
             return True
         return False
+
+    async def begin_rematch(self, table: Table) -> Table:
+        """The next game, asked for by everyone still seated (the scheduler's
+        step when the last who had not asked left), as read at ``table``'s
+        version (ConcurrencyError if it moved on)."""
+        table.refuse_if_closed()
+        return await self._append(table, [GameBegun(game=table.state.game + 1)],
+                                  actor="system",
+                                  due=Due(table.state.table_id, 0.0, earliest=True))
 
     async def ask_rematch(self, table: Table, seat: int) -> Table:
         """The person at ``seat`` asks for another game, as read at

@@ -62,8 +62,11 @@ class GameTally(msgspec.Struct, frozen=True, gc=False):
     #: This hand so far: each seat's points, and whether a bot moved for it.
     hand_points: tuple[int, ...] = ()
     bot_moved: tuple[bool, ...] = ()
-    #: Seats whose person has gone (a bot took the seat for absence).
+    #: Seats whose person has gone during this game (a bot took the seat
+    #: for absence), not yet charged with it.
     away: tuple[int, ...] = ()
+    #: Seats whose person has been charged with abandoning this game already.
+    charged: tuple[int, ...] = ()
     #: Its people chose to play on with a bot for one who left: nobody is rated.
     unrated: bool = False
 

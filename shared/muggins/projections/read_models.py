@@ -236,15 +236,23 @@ def _table_event(table_id: str, event: Event, tallies: dict[str, GameTally | Non
         tallies[stream] = msgspec.structs.replace(
             current, away=tuple(s for s in current.away if s != event.seat))
     elif isinstance(event, AbsenceDecided):
+        # Charged: those who left during this game and were not charged yet
+        # (a person already gone when it began never played it).
+        leavers = tuple(s for s in event.seats if s in current.away)
         if event.choice in ("bot", "seat"):  # played on without them: unrated for everyone
-            tallies[stream] = current = msgspec.structs.replace(current, unrated=True)
-            outcomes.append((current, event.seats))
+            current = msgspec.structs.replace(
+                current, unrated=True,
+                away=tuple(s for s in current.away if s not in leavers),
+                charged=tuple(sorted({*current.charged, *leavers})))
+            tallies[stream] = current
         else:
-            outcomes.append((current, event.seats))
             tallies[stream] = None
+        if leavers:
+            outcomes.append((current, leavers))
     elif isinstance(event, TableClosed):
-        if current.away:  # closed with the game on: those away abandoned it
-            outcomes.append((current, current.away))
+        leavers = tuple(s for s in current.away if s not in current.charged)
+        if leavers:  # closed with the game on: those away abandoned it
+            outcomes.append((current, leavers))
         tallies[stream] = None
 
 

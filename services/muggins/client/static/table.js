@@ -700,7 +700,10 @@ function missingNames(life) {
 function lifeText(life) {
   const names = missingNames(life);
   if (life.kind === "closed") {
-    const why = t(`life.closed.${life.reason}`, { names, by: life.chosen_by ?? "" });
+    // Ended by nobody's choice (a pause nobody settled), or after a seat was given up.
+    const key = life.reason === "abandoned" && (!life.chosen_by || !names)
+      ? "life.closed.abandonedUnsettled" : `life.closed.${life.reason}`;
+    const why = t(key, { names, by: life.chosen_by ?? "" });
     return `${t("life.closed")} ${why}`;
   }
   if (life.kind === "between-games" && life.rematch?.length) {
@@ -716,7 +719,8 @@ function lifeText(life) {
 function agoText(missing) {
   const since = Math.max(...missing.map((m) => (m.since ? Date.parse(m.since) : Date.now())));
   const seconds = Math.max(0, Math.round((Date.now() - since) / 1000));
-  return seconds < 60 ? t("life.seconds", { n: seconds }) : t("life.minutes", { n: Math.floor(seconds / 60) });
+  // In whole minutes: the notice is read out when it changes.
+  return seconds < 60 ? t("life.underAMinute") : t("life.minutes", { n: Math.floor(seconds / 60) });
 }
 
 function renderLife() {
@@ -729,10 +733,22 @@ function renderLife() {
   box.hidden = !text;
   if (box.hidden) return box.replaceChildren();
   box.dataset.kind = life.kind;
-  const parts = [el("span", { id: "life-text" }, text)];
   const seat = mySeat();
   const mine = mode === "play" && seat !== null && seat !== undefined;
   const iLeft = mine && life.missing.some((m) => m.seat === seat);
+  const opensIn = life.choices_from ? Date.parse(life.choices_from) - Date.now() : 0;
+  // The same notice as a second ago (only the times moved on): change the
+  // words in place, so that a screen reader is not told it all again and a
+  // click on a button is not lost to a redraw.
+  const shape = [life.kind, life.reason, life.choice, iLeft, mine, opensIn > 0, text === "" ].join("|");
+  if (box.dataset.shape === shape && $("life-text")) {
+    $("life-text").textContent = text;
+    if ($("life-wait")) $("life-wait").textContent = t("life.choicesIn", { n: Math.ceil(opensIn / 1000) });
+    if (life.kind === "paused") state.lifeTimer = setTimeout(renderLife, 1000);
+    return;
+  }
+  box.dataset.shape = shape;
+  const parts = [el("span", { id: "life-text" }, text)];
   if (life.kind === "closed") {
     parts.push(el("a", { class: "button secondary", id: "life-replays", href: `/replay/${encodeURIComponent(tableId)}/1?game=${state.game || 1}` }, t("life.replays")),
       el("a", { class: "button secondary", href: "/" }, t("life.lobby")));
@@ -741,9 +757,9 @@ function renderLife() {
   } else if (life.kind === "paused" && life.choice === "seat") {
     // Waiting for a new person from the lobby.
   } else if (life.kind === "paused" && mine) {
-    const opens = life.choices_from ? Date.parse(life.choices_from) - Date.now() : 0;
-    if (opens > 0) {
-      parts.push(el("span", { class: "muted", id: "life-wait" }, t("life.choicesIn", { n: Math.ceil(opens / 1000) })));
+    if (opensIn > 0) {
+      // A countdown: shown, not read out every second.
+      parts.push(el("span", { class: "muted", id: "life-wait", "aria-live": "off" }, t("life.choicesIn", { n: Math.ceil(opensIn / 1000) })));
     } else {
       parts.push(el("span", { class: "life-choices" },
         el("button", { type: "button", id: "life-bot", onclick: () => send({ type: "decide", choice: "bot" }) }, t("life.playOn")),
@@ -1190,7 +1206,8 @@ async function start() {
   if (mode === "play") {
     state.seat = loadSeat();
     if (!state.seat) {
-      if (state.info.seats.some((s) => s.free)) {
+      // A closed table has no seat to take, free or not: it is watched.
+      if (state.info.status !== "closed" && state.info.seats.some((s) => s.free)) {
         showSit();
         return;
       }
