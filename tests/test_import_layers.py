@@ -13,7 +13,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-from tests.rules.test_purity import imported
+from tests.rules.test_purity import imported, parsed
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("shared", "services", "replays")
@@ -36,7 +36,7 @@ def package_imports() -> dict[str, dict[str, list[str]]]:
             source = package_of(module)
             assert source is not None
             graph[source]  # every package is a node, importing or not
-            for node in ast.walk(ast.parse(path.read_text())):
+            for node in ast.walk(parsed(path.read_text())):
                 for name in imported(node):
                     target = package_of(name)
                     if target is not None and target != source:

@@ -22,7 +22,7 @@ from muggins.rules.events import Event, Passed, TileDrawn, TilePlayed
 from muggins.rules.presets import PRESETS, preset, seatings
 from muggins.rules.state import GameState
 from tests.expert.helpers import decisions
-from tests.rules.test_purity import imported
+from tests.rules.test_purity import imported, parsed
 
 SEATINGS = [(name, seats, partners) for name in PRESETS for seats, partners in seatings(name)]
 
@@ -200,7 +200,7 @@ def test_the_expert_package_is_pure() -> None:
     randomness only from a Random it is given (no module-level random calls)."""
     folder = Path(position_module.__file__).parent
     for path in folder.glob("*.py"):
-        tree = ast.parse(path.read_text())
+        tree = parsed(path.read_text())
         for node in ast.walk(tree):
             for name in imported(node):
                 top = name.split(".")[0]

@@ -39,6 +39,7 @@ from muggins.streams import table_stream
 from muggins.table_events import BotTookOver, SeatTaken, TableOpened
 from tests.replays.test_replay import tamper
 from tests.replays.test_replay_cli import muggins
+from tests.rules.test_purity import parsed
 
 FAIRNESS = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
 #: A name with what canonical JSON must get right: quotes, a backslash, a
@@ -264,7 +265,7 @@ def fairness_code() -> tuple[str, list[str]]:
     python = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
     assert len(sql) == 1 and len(python) == 3
     for block in python:  # the standard library's hashlib and json, nothing else
-        for node in ast.walk(ast.parse(block)):
+        for node in ast.walk(parsed(block)):
             if isinstance(node, ast.Import):
                 assert {alias.name for alias in node.names} <= {"hashlib", "json"}
             assert not isinstance(node, ast.ImportFrom)
