@@ -72,6 +72,8 @@ async def test_a_pause_survives_a_kill_and_two_processes_choose_once(
                      and bea.view is not None and bea.view["phase"] == "playing")
     await ana.close()
     await play_until([bea], lambda: (life_of(bea) or {}).get("kind") == "paused")
+    # Bea stays (a socket on process A), so that only Ana is gone.
+    on_first = await SeatClient.connect(first.ws_url, table_id, bea_token)
     await bea.close()
     second.kill()
     paused_at = len(await store.read_stream(game_stream(table_id, 1)))
@@ -80,8 +82,7 @@ async def test_a_pause_survives_a_kill_and_two_processes_choose_once(
         "a hand was dealt while the game was paused"
     # Bea, on both processes at once, ends the game twice over.
     await second.start_ready()
-    sockets = [await SeatClient.connect(url, table_id, bea_token)
-               for url in (first.ws_url, second.ws_url)]
+    sockets = [on_first, await SeatClient.connect(second.ws_url, table_id, bea_token)]
     assert all((life_of(s) or {}).get("kind") == "paused" for s in sockets)
     await asyncio.gather(*(s.send({"type": "decide", "choice": "end"}) for s in sockets))
     await closed_within(store, table_id, 30)
