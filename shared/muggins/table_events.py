@@ -214,8 +214,7 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     def everyone_left(self) -> bool:
         """People sat here, and every one of them has gone (a bot plays each
         seat because its person was away for the grace period)."""
-        people = self.people
-        return bool(people) and all(s.takeover == "absent" for s in people)
+        return bool(self.people) and not self.still_seated
 
     @property
     def players(self) -> tuple[SeatedPlayer, ...]:

@@ -26,17 +26,6 @@ async def next_message(ws: Any, waiting: deque[dict[str, Any]], timeout: float =
     return waiting.popleft()
 
 
-class SocketReader:
-    """A socket's messages one at a time, frames unpacked."""
-
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.waiting: deque[dict[str, Any]] = deque()
-
-    async def next(self, timeout: float = 10) -> dict[str, Any]:
-        return await next_message(self.ws, self.waiting, timeout)
-
-
 class SeatClient:
     def __init__(self, ws: Any, seat: int) -> None:
         self.ws = ws

@@ -57,6 +57,7 @@ from muggins.tables.errors import (
     TableClosedRefusal,
     TableNotFound,
 )
+from muggins.tables.next_step import Timings
 from muggins.tables.protocol import CreateTable, SeatGranted, SeatingEntry, TakeSeat, clean_name
 from muggins.tables.wakeups import Wakeups
 
@@ -164,12 +165,13 @@ class Seating:
     """Tables: opened, sat at, taken over, returned to; read from their streams."""
 
     def __init__(self, pool: asyncpg.Pool, store: EventStore,
-                 wakeups: Wakeups | None = None, *, idle_close: float = 1800.0) -> None:
+                 wakeups: Wakeups | None = None, timings: Timings | None = None) -> None:
         self.pool = pool
         self.store = store
-        #: A table waiting for people closes this long after its last event
-        #: (the scheduler's step; every seating append sets the row again).
-        self.idle_close = idle_close
+        #: The service's pauses (muggins.tables.next_step): a table waiting for
+        #: people closes ``idle_close`` after its last event, and every
+        #: seating append sets its row again.
+        self.timings = timings or Timings()
         self._tables: dict[str, Table] = {}
         #: Told of every append that makes something due (the scheduler's
         #: quick path; the due row itself is what counts).
@@ -237,7 +239,7 @@ class Seating:
         full = len(bots) == ruleset.seats
         if full:
             events.append(GameBegun(game=1))
-        due = Due(table_id, 0.0 if full else self.idle_close)
+        due = Due(table_id, 0.0 if full else self.timings.idle_close)
         recorded = await self.store.append(table_stream(table_id), 0, events,
                                            actor="system", due=due)
         table = table_from(table_id, recorded)
@@ -306,7 +308,7 @@ class Seating:
                     table, events, actor=f"seat:{seat}",
                     # Somebody sat down: the idle wait starts again.
                     due=Due(table.state.table_id, 0.0, earliest=True) if full
-                    else Due(table.state.table_id, self.idle_close),
+                    else Due(table.state.table_id, self.timings.idle_close),
                 )
             except ConcurrencyError:
                 table = await self.table(table.state.table_id, fresh=True)

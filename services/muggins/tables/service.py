@@ -50,18 +50,19 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
     process_id = uuid.uuid4().hex
     players = settings.role == "all"
     wakeups = Wakeups()
-    seating = Seating(infra.pool, infra.store, wakeups, idle_close=settings.idle_close)
+    pauses = timings(settings)  # one set of pauses for every part that derives a step
+    seating = Seating(infra.pool, infra.store, wakeups, pauses)
     broadcast_clock = BroadcastClock()
-    commands = Commands(infra.store, seating, timings(settings), broadcast_clock, wakeups)
+    commands = Commands(infra.store, seating, pauses, broadcast_clock, wakeups)
     presence = Presence(infra.pool, process_id)
     followers = Followers(infra.bus, infra.store, broadcast_clock)
-    feeds = SpectatorFeeds(infra.bus, followers, timings(settings))
+    feeds = SpectatorFeeds(infra.bus, followers, pauses)
     bots = BotWorkers(settings.bot_workers or max(1, (os.cpu_count() or 2) - 1),
                       settings.expert_budget_ms)
     admission = Admission(quotas_with(settings.sockets_per_minute))
     thinker = SpareTimeWorker(settings.expert_budget_ms)
     scheduler = Scheduler(
-        infra.pool, seating, commands, presence, timings(settings), wakeups=wakeups,
+        infra.pool, seating, commands, presence, pauses, wakeups=wakeups,
         process_id=process_id, new_seed=options.new_seed, grace_period=settings.grace_period,
         bots=bots, takeover_bot=settings.takeover_bot, poll_interval=options.poll_interval,
     ) if players else None
