@@ -29,11 +29,15 @@ from muggins.embedded import (
     free_port,
     without_password,
 )
-from muggins.eventstore.store import StoreUnavailable
+from muggins.eventstore.store import EventStore, StoreUnavailable
+from muggins.evidence.checkpoints import public_keys
+from muggins.evidence.documents import DocumentError
+from muggins.evidence.signing import PublicKeys
 from muggins.logs import configure_logging
 from muggins.playbyplay import narrate
 from muggins.projections.read_models import PROJECTIONS
 from muggins.replay.analysis import ANALYSIS_ITERATIONS, analyse_hand, analysis_lines
+from muggins.replay.documents_in import checkpoint_from, keys_from, receipts_from
 from muggins.replay.record import HandRecord, RecordError
 from muggins.replay.show import frames, show_lines, step_through
 from muggins.replay.source import (
@@ -41,8 +45,11 @@ from muggins.replay.source import (
     encode_record,
     export_hand,
     load_table_games,
+    load_table_record,
     read_record,
 )
+from muggins.replay.store_checks import check_checkpoint, check_receipts, verify_whole_store
+from muggins.replay.table_verify import TableVerdict, verify_table
 from muggins.replay.verify import HandVerdict, Problem, rebuilt_hands, verify_game, verify_record
 from muggins.retry import Stopped
 from muggins.rules.describe import PRESET_SUMMARIES, describe
@@ -57,6 +64,7 @@ from muggins.selfplay import make_bots, play_game, play_game_commands
 if TYPE_CHECKING:
     from muggins.cluster.local import LocalCluster
 from muggins.settings import ENVIRONMENT, Settings, SettingsError, load_settings, with_values
+from muggins.streams import is_table_id, table_stream
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -679,17 +687,42 @@ def _report_hands(
 @click.option("--hand", type=click.IntRange(1), help="One hand.")
 @click.option("--all", "every", is_flag=True, help="Every hand (the default).")
 @click.option("--file", "file", type=click.Path(dir_okay=False), help="A hand record file.")
+@click.option("--receipt", "receipt", metavar="FILE",
+              help="A player's receipts (one, or the page's list): is the stored record the "
+                   "one they were given?")
+@click.option("--checkpoint", "checkpoint", metavar="FILE|URL",
+              help="A signed checkpoint kept earlier: was the history before it changed or "
+                   "cut?  Without TABLE: the whole store, every event.")
+@click.option("--store", "whole_store", is_flag=True,
+              help="The whole store: every event's chain, and no gap in the positions.")
+@click.option("--keys", "keys_source", metavar="FILE|URL",
+              help="The site's public keys to trust (a muggins-keys file, e.g. "
+                   "/.well-known/muggins-keys.json) [the keys the database lists].")
 def replay_verify(
-    table: str | None, game: int | None, hand: int | None, every: bool, file: str | None
+    table: str | None, game: int | None, hand: int | None, every: bool, file: str | None,
+    receipt: str | None, checkpoint: str | None, whole_store: bool, keys_source: str | None,
 ) -> None:
     """Check that hands were dealt from their committed seeds and played by the rules.
 
-    A TABLE's every game is checked, or the one --game names.  Exit status 0
-    when everything checked is right, 1 when anything is wrong.
+    A TABLE is checked whole: its table stream, its chat and every game, each
+    stream's hash chain, the store's chain around them and the seals by which
+    the table vouches for its games (or only the game --game names).  Exit
+    status 0 when everything checked is right, 1 when anything is wrong.
     """
+    if receipt is not None or checkpoint is not None or whole_store:
+        if file is not None or game is not None or hand is not None:
+            raise click.UsageError("--receipt, --checkpoint and --store check what is stored: "
+                                   "not with --file, --game or --hand")
+        if receipt is not None and table is None:
+            raise click.UsageError("--receipt needs the TABLE it was given at")
+        _verify_evidence(table, receipt, checkpoint, whole_store, keys_source)
+        return
     _table_or_file(table, file, game)
     if hand is not None and every:
         raise click.UsageError("--hand and --all do not go together")
+    if table is not None and game is None and hand is None and _has_table_stream(table):
+        _verify_table_whole(table, keys_source)
+        return
     # What to check: (game number, label, problems with the stream, each hand's verdict).
     checks: list[tuple[int | None, str, tuple[Problem, ...], tuple[HandVerdict, ...]]]
     try:
@@ -727,6 +760,150 @@ def replay_verify(
         found += f" in game{'s' if len(wrong_games) > 1 else ''} {', '.join(wrong_games)}"
     click.echo(f"{summary}: {checked} hand(s) checked, {found}")
     if wrong_games:
+        sys.exit(1)
+
+
+def _run_on_store(work: Callable[[EventStore], Any]) -> Any:
+    """``work(store)`` on the configured store; its failures as clean errors."""
+    settings = _settings()
+
+    async def run() -> Any:
+        async with event_store_only(settings) as store:
+            return await work(store)
+
+    try:
+        return asyncio.run(run())
+    except (EmbeddedServerError, StoreUnavailable, RecordError, DocumentError) as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _has_table_stream(table: str) -> bool:
+    if not is_table_id(table):
+        return False
+
+    async def look(store: EventStore) -> bool:
+        return bool(await store.stream_version(table_stream(table)))
+
+    return bool(_run_on_store(look))
+
+
+async def _trusted_keys(store: EventStore, source: str | None) -> PublicKeys:
+    return keys_from(source) if source else await public_keys(store.pool)
+
+
+def _verify_table_whole(table: str, keys_source: str | None) -> None:
+    async def load(store: EventStore) -> tuple[TableVerdict, PublicKeys]:
+        keys = await _trusted_keys(store, keys_source)
+        return verify_table(await load_table_record(store, table), keys), keys
+
+    verdict, keys = _run_on_store(load)
+    bad = False
+    for stream in verdict.streams:
+        click.echo(f"=== {stream.label} ({stream.stream}): {stream.events} events ===")
+        for problem in stream.problems:
+            click.echo(f"✗ {problem}")
+        if not stream.problems and stream.events:
+            click.echo("✓ every event is as it was appended")
+        bad = bad or bool(stream.problems)
+    checked = 0
+    wrong_games: list[str] = []
+    for one, game_verdict in verdict.games:
+        click.echo(_game_heading(one.number))
+        hands, wrong = _report_hands(_game_label(table, one), game_verdict.stream_problems,
+                                     game_verdict.hands)
+        checked += hands
+        if wrong:
+            wrong_games.append(str(one.number))
+    click.echo("=== the store's chain around the table ===")
+    for problem in verdict.store_problems:
+        click.echo(f"✗ {problem}")
+    if not verdict.store_problems:
+        click.echo("✓ every event of the table follows the one before it in the whole store")
+    click.echo("=== seals (the table stream vouching for its games) ===")
+    for problem in verdict.seal_problems:
+        click.echo(f"✗ {problem}")
+    seals = verdict.seals
+    if not verdict.seal_problems:
+        signed = f", each signed by the site (keys {', '.join(sorted(keys)) or 'none'})" \
+            if seals else ""
+        click.echo(f"✓ {seals} hand(s) sealed{signed}, every seal matching its game")
+    bad = bad or bool(verdict.store_problems or verdict.seal_problems or wrong_games)
+    found = "PROBLEMS FOUND" if bad else "all fair"
+    if wrong_games:
+        found += f" in game{'s' if len(wrong_games) > 1 else ''} {', '.join(wrong_games)}"
+    click.echo(f"table {table}, {len(verdict.games)} games: {checked} hand(s) checked, {found}")
+    if bad:
+        sys.exit(1)
+
+
+def _verify_evidence(table: str | None, receipt: str | None, checkpoint: str | None,
+                     whole_store: bool, keys_source: str | None) -> None:
+    """--receipt, --checkpoint, --store: the stored record against what the site signed."""
+    try:
+        receipts = receipts_from(receipt) if receipt else []
+        kept = checkpoint_from(checkpoint) if checkpoint else None
+    except DocumentError as error:
+        raise click.ClickException(str(error)) from None
+    lines: list[str] = []
+
+    async def check(store: EventStore) -> bool:
+        keys = await _trusted_keys(store, keys_source)
+        bad = False
+        first = 1
+        if table is not None:
+            record = await load_table_record(store, table)
+            verdict = verify_table(record, keys)
+            first = min((e.position for e in record.every_event), default=1)
+            if verdict.ok:
+                lines.append(f"✓ table {table}: every stream as appended, every seal holds")
+            else:
+                bad = True
+                for stream in verdict.streams:
+                    lines.extend(f"✗ {stream.label}: {p}" for p in stream.problems)
+                for one, game_verdict in verdict.games:
+                    lines.extend(f"✗ game {one.number}: {p}" for p in game_verdict.problems)
+                lines.extend(f"✗ {p}" for p in (*verdict.store_problems,
+                                                *verdict.seal_problems))
+        for given, problems in await check_receipts(store, table or "", receipts, keys, first) \
+                if receipts else []:
+            name = f"receipt for game {given.game} hand {given.hand}"
+            if problems:
+                bad = True
+                lines.extend(f"✗ {name}: {p}" for p in problems)
+            else:
+                lines.append(f"✓ {name}: signed by the site (key {given.key_id}); the stored "
+                             f"record is what the player was given ({given.stream} version "
+                             f"{given.version}, position {given.position})")
+        if kept is not None:
+            problems, report = await check_checkpoint(
+                store, kept, keys, None if table is None else first)
+            if problems:
+                bad = True
+                lines.extend(f"✗ checkpoint at position {kept.position}: {p}" for p in problems)
+            else:
+                lines.append(f"✓ checkpoint at position {kept.position} (signed {kept.signed_at}"
+                             f" by key {kept.key_id}): the store reaches it; {report.events} "
+                             f"events recomputed in {report.seconds * 1000:.0f} ms "
+                             f"({report.per_second:,.0f} a second)")
+        if whole_store:
+            report = await verify_whole_store(store)
+            if report.problems:
+                bad = True
+                lines.extend(f"✗ the store: {p}" for p in report.problems)
+            else:
+                lines.append(f"✓ the whole store: {report.events} events, positions 1 to "
+                             f"{report.last} without a gap, every stream's chain and the "
+                             f"global chain as appended ({report.per_second:,.0f} events a "
+                             "second)")
+        return bad
+
+    try:
+        bad = _run_on_store(check)
+    finally:
+        for line in lines:
+            click.echo(line)
+    click.echo("PROBLEMS FOUND" if bad else "all as the site signed")
+    if bad:
         sys.exit(1)
 
 

@@ -147,6 +147,20 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     #: trusted_proxies's old name, still read (not a flag of its own); None: not set.
     forwarded_allow_ips: str | None = None
 
+    # -- evidence: signed checkpoints, receipts, disputes --------------------------
+    signing_key_file: Annotated[str | None, about(
+        "The site's Ed25519 private key (PEM, PKCS#8) that signs checkpoints and "
+        "receipts; readable by muggins only, never in the database.  None: "
+        "data_dir/signing-key.pem, made at the first start.  A new file is a key "
+        "rotation: the old public key stays listed (docs/fairness.md).")] = None
+    checkpoint_interval: Annotated[float, msgspec.Meta(ge=0.1, le=3600), about(
+        "Seconds between signed checkpoints of the whole store, while events are "
+        "written.")] = 5.0
+    operator_token: Annotated[Annotated[str, msgspec.Meta(min_length=16, max_length=256)] | None,
+                              about(
+        "The secret operators present (Authorization: Bearer ...) to list and "
+        "resolve disputes.  None: the operators' pages and API refuse everyone.")] = None
+
     # -- logs -------------------------------------------------------------------
     log_format: Annotated[LogFormat, about(
         "json (one object a line, every logger), console, or auto (console on a "
@@ -179,6 +193,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     @property
     def data_path(self) -> Path:
         return Path(self.data_dir).expanduser().resolve()
+
+    @property
+    def signing_key_path(self) -> Path:
+        """Where the site's signing key is (signing_key_file, else in data_dir)."""
+        if self.signing_key_file:
+            return Path(self.signing_key_file).expanduser().resolve()
+        return self.data_path / "signing-key.pem"
 
     @property
     def site_url(self) -> str:

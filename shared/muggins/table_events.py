@@ -35,6 +35,12 @@ CloseReason = Literal["finished", "abandoned", "everyone-left", "idle"]
 #: the lobby (either way the game is then unrated for everyone), or end the
 #: game (abandoned by the person who left).
 AbsenceChoice = Literal["bot", "seat", "end"]
+#: An operator's word on a dispute: the player was right (the record is not
+#: what was dealt or played by the rules), or the record stands.
+Verdict = Literal["upheld", "rejected"]
+#: The longest reason a player may give, and the longest note an operator may.
+MAX_DISPUTE_REASON = 500
+MAX_RESOLUTION_NOTE = 2000
 
 
 class BotAtSeat(msgspec.Struct, frozen=True, gc=False):
@@ -117,8 +123,55 @@ class TableClosed(Event, frozen=True, kw_only=True):
     reason: CloseReason
 
 
+class HandSealed(Event, frozen=True, kw_only=True):
+    """A hand of game ``game`` ended, and this is where its record stood: the
+    game stream's version and chain value at the hand's last event (HandEnded,
+    or GameEnded after it), the whole store's position and chain value there,
+    and the site's signature over them.  So the table stream vouches for its
+    games (a game cut short or swapped shows against it), and this is the
+    receipt every seat is given (muggins.evidence.receipts, docs/fairness.md)."""
+
+    game: int
+    hand: int
+    version: int
+    #: Hex, as the receipt carries them.
+    chain: str
+    position: int
+    global_chain: str
+    #: The hand ended the game.
+    game_over: bool = False
+    signed_at: str
+    key_id: str
+    signature: str
+
+
+class DisputeOpened(Event, frozen=True, kw_only=True):
+    """A person seated at the table says a hand was not dealt or played
+    fair.  ``dispute`` numbers the table's disputes from 1."""
+
+    dispute: int
+    seat: int
+    player_id: str
+    #: The person's name at the table when they disputed.
+    name: str
+    game: int
+    hand: int
+    reason: str
+
+
+class DisputeResolved(Event, frozen=True, kw_only=True):
+    """An operator's verdict on a dispute, with a note the player reads."""
+
+    dispute: int
+    verdict: Verdict
+    note: str
+    #: Who resolved it (an operator's name, as they gave it).
+    by: str
+
+
 AnyTableEvent = (TableOpened | SeatTaken | GameBegun | BotTookOver | PlayerReturned
-                 | AbsenceDecided | RematchAsked | TableClosed)
+                 | AbsenceDecided | RematchAsked | TableClosed | HandSealed | DisputeOpened
+                 | DisputeResolved)
 table_event_decoder = msgspec.json.Decoder(AnyTableEvent)
 
 BOT_PLAYER_PREFIX = "bot:"
@@ -164,6 +217,11 @@ class SeatState(msgspec.Struct, frozen=True, gc=False):
         return bot_name(self.seat) if self.bot_level is not None else self.name
 
 
+class DisputeState(msgspec.Struct, frozen=True, gc=False):
+    opened: DisputeOpened
+    resolved: DisputeResolved | None = None
+
+
 class TableState(msgspec.Struct, frozen=True, gc=False):
     table_id: str
     ruleset: Ruleset
@@ -182,6 +240,19 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     absence_chosen_by: int | None = None
     #: The seats whose person asked for another game after the current one.
     rematch_asked: tuple[int, ...] = ()
+    #: Every hand sealed at the table, in order (the players' receipts).
+    seals: tuple[HandSealed, ...] = ()
+    #: Every dispute opened at the table, in order, with its resolution.
+    disputes: tuple[DisputeState, ...] = ()
+
+    def hands_sealed(self, game: int) -> int:
+        """The last hand of ``game`` sealed (0: none)."""
+        for sealed in reversed(self.seals):
+            if sealed.game == game:
+                return sealed.hand
+            if sealed.game < game:
+                break
+        return 0
 
     @property
     def names(self) -> list[str | None]:
@@ -280,6 +351,15 @@ def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> 
         ))
     if isinstance(event, TableClosed):
         return msgspec.structs.replace(state, closed=event.reason)
+    if isinstance(event, HandSealed):
+        return msgspec.structs.replace(state, seals=(*state.seals, event))
+    if isinstance(event, DisputeOpened):
+        return msgspec.structs.replace(state, disputes=(*state.disputes, DisputeState(event)))
+    if isinstance(event, DisputeResolved):
+        disputes = tuple(
+            msgspec.structs.replace(d, resolved=event) if d.opened.dispute == event.dispute
+            else d for d in state.disputes)
+        return msgspec.structs.replace(state, disputes=disputes)
     if isinstance(event, PlayerReturned):
         return _with_seat(state, msgspec.structs.replace(
             state.seats[event.seat], takeover=None, held_until=None))

@@ -42,7 +42,7 @@ def test_db_upgrade_against_a_configured_server(database_url: str, tmp_path: Pat
     env = {"MUGGINS_DATABASE_URL": database_url, "MUGGINS_DATA_DIR": str(tmp_path)}
     first = muggins("db", "upgrade", env=env)
     assert first.returncode == 0, first.stderr
-    assert "applied migrations [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]" in first.stdout
+    assert "applied migrations [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]" in first.stdout
     second = muggins("db", "upgrade", env=env)
     assert "up to date" in second.stdout
     assert not (tmp_path / "postgres").exists(), "a configured server must not start one"

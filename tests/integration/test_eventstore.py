@@ -81,6 +81,7 @@ async def test_migrations_apply_once_and_match_the_files(pool: asyncpg.Pool) -> 
     assert columns == {
         "position", "event_id", "stream_id", "stream_version", "event_type", "payload",
         "audience", "actor", "correlation_id", "causation_id", "recorded_at", "chain",
+        "global_chain",
     }
 
 

@@ -60,7 +60,7 @@ async def test_tables_of_before_become_streams_with_their_seats_tokens_and_games
 
     pool = await asyncpg.create_pool(database_url)
     try:
-        assert await upgrade(pool) == [6, 7, 8, 9, 10, 11, 12, 13]
+        assert await upgrade(pool) == [6, 7, 8, 9, 10, 11, 12, 13, 14]
         store = EventStore(pool)
         played_events = await store.read_stream(table_stream("Played1"))
         played = fold_table((table_event_decoder.decode(r.payload) for r in played_events),

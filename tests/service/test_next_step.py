@@ -13,6 +13,7 @@ from muggins.table_events import (
     BotAtSeat,
     BotTookOver,
     GameBegun,
+    HandSealed,
     PlayerReturned,
     RematchAsked,
     SeatTaken,
@@ -33,6 +34,13 @@ def table(*more: msgspec.Struct, clock: int = 30) -> TableState:
                                    bots=(BotAtSeat(1, "greedy"),)),
                        SeatTaken(seat=0, player_id="p", name="Ana"), GameBegun(game=1),
                        *more], "Tab1")  # type: ignore[list-item]
+
+
+def sealed(hand: int, game: int = 1) -> HandSealed:
+    """The seal of an ended hand (its values do not matter to the next step)."""
+    return HandSealed(game=game, hand=hand, version=9, chain="0" * 64, position=9,
+                      global_chain="0" * 64, signed_at="2026-12-01T00:00:00.000000Z",
+                      key_id="0" * 16, signature="0" * 128)
 
 
 def dealt() -> GameState:
@@ -72,7 +80,7 @@ def test_a_bot_finishes_the_hand_of_a_person_who_left_then_the_game_pauses() -> 
     assert state.hand is not None
     left = BotTookOver(seat=0, reason="absent", game=1, version=7, hand=1)
     # Alone with a bot: the bot finishes the hand, then the table closes.
-    alone = table(left)
+    alone = table(left, sealed(1))
     assert table_life(alone, state) == TableLife("playing", missing=(0,))
     if state.hand.turn == 0:
         step = next_step(alone, state, 0.0, TIMINGS)
@@ -84,7 +92,8 @@ def test_a_bot_finishes_the_hand_of_a_person_who_left_then_the_game_pauses() -> 
     # With somebody who stayed: no deal; the pause ends the game after the idle wait.
     two = fold_table([TableOpened(ruleset=RULES, turn_clock_seconds=30),
                       SeatTaken(seat=0, player_id="p", name="Ana"),
-                      SeatTaken(seat=1, player_id="q", name="Bea"), GameBegun(game=1), left],
+                      SeatTaken(seat=1, player_id="q", name="Bea"), GameBegun(game=1), left,
+                      sealed(1)],
                      "Tab1")
     assert table_life(two, between) == TableLife("paused", missing=(0,))
     assert next_step(two, between, 10.0, TIMINGS) == Step("close", 1790.0,
@@ -109,7 +118,21 @@ def test_the_first_hand_is_dealt_at_once_the_next_after_the_pause() -> None:
     started, _ = start_game(RULES, ())
     assert next_step(table(), started, 0.0, TIMINGS) == Step("deal", 0.0)
     between = msgspec.structs.replace(started, hands_played=1)
-    assert next_step(table(), between, 0.5, TIMINGS) == Step("deal", 1.5)
+    assert next_step(table(sealed(1)), between, 0.5, TIMINGS) == Step("deal", 1.5)
+
+
+def test_an_ended_hand_is_sealed_before_anything_else_happens() -> None:
+    started, _ = start_game(RULES, ())
+    between = msgspec.structs.replace(started, hands_played=2)
+    assert next_step(table(), between, 0.5, TIMINGS) == Step("seal", 0.0)
+    assert next_step(table(sealed(1)), between, 0.5, TIMINGS) == Step("seal", 0.0)
+    assert next_step(table(sealed(2)), between, 0.5, TIMINGS) == Step("deal", 1.5)
+    # A seal of another game's hand is not this game's.
+    assert next_step(table(sealed(2, game=0)), between, 0.5, TIMINGS) == Step("seal", 0.0)
+    over = msgspec.structs.replace(between, phase="game-over")
+    assert next_step(table(), over, 0.0, TIMINGS) == Step("seal", 0.0)
+    # A closed table seals nothing more.
+    assert next_step(table(TableClosed(reason="abandoned")), over, 0.0, TIMINGS) is None
 
 
 def test_a_person_on_turn_has_the_clock_a_bot_its_pause() -> None:

@@ -100,7 +100,7 @@ async def test_a_person_who_leaves_gets_a_bot_for_the_hand_then_the_table_closes
         assert "GameEnded" not in kinds
         tables = [r.event_type for r in
                   await service.infra.store.read_stream(table_stream(table_id))]
-        assert tables[-2:] == ["BotTookOver", "TableClosed"], tables
+        assert tables[-3:] == ["BotTookOver", "HandSealed", "TableClosed"], tables
         await asyncio.sleep(1.0)
         assert len(await service.infra.store.read_stream(game_stream(table_id, 1))) == len(game)
         # Her game is an abandonment (before a whole hand of hers: unrated), never a win.

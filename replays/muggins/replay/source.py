@@ -28,7 +28,14 @@ from muggins.replay.verify import slice_of
 from muggins.rules.events import HandEnded, HandStarted
 from muggins.rules.game import fold
 from muggins.rules.shuffle import SHUFFLE_VERSION
-from muggins.streams import game_stream, is_table_id, parse_game_stream
+from muggins.streams import (
+    chat_stream,
+    game_stream,
+    is_table_id,
+    parse_game_stream,
+    table_id,
+    table_stream,
+)
 
 
 class TableGame(msgspec.Struct, frozen=True):
@@ -39,6 +46,21 @@ class TableGame(msgspec.Struct, frozen=True):
     #: The stream the game is stored in (the name a hand record carries).
     stream: str
     events: list[StoredEvent]
+
+
+class TableRecord(msgspec.Struct, frozen=True):
+    """Everything stored of one table, as loaded from the store."""
+
+    table: str
+    #: The table stream (``<table>-table``) and the chat (``<table>-chat``), as stored.
+    table_events: list[RecordedEvent]
+    chat_events: list[RecordedEvent]
+    games: list[TableGame]
+    #: Every event of the table's streams, games included, as stored.
+    every_event: list[RecordedEvent]
+    #: The whole store's chain value at the position before each of the
+    #: table's events (missing: no event is stored there).
+    globals_before: dict[int, bytes]
 
 
 async def load_game(store: EventStore, table: str) -> list[StoredEvent]:
@@ -113,6 +135,28 @@ async def load_table_games(
     return [
         TableGame(number, stream, await load_game(store, stream)) for number, stream in streams
     ]
+
+
+async def load_table_record(store: EventStore, table: str) -> TableRecord:
+    """Everything stored of a table: its table stream, its chat, every game,
+    and the store's chain values just before each of their events."""
+    checked = table_id(table) if is_table_id(table) else None
+    if checked is None:
+        raise RecordError(f"{table!r} is not a table id (4 to 32 letters and digits)")
+    table_events = await store.read_stream(table_stream(checked))
+    if not table_events:
+        raise RecordError(f"there is no table {table!r} in the event store")
+    chat_events = await store.read_stream(chat_stream(checked))
+    games: list[TableGame] = []
+    every = [*table_events, *chat_events]
+    number = 1
+    while recorded := await store.read_stream(game_stream(checked, number)):
+        games.append(TableGame(number, game_stream(checked, number), stored_events(recorded)))
+        every += recorded
+        number += 1
+    before = sorted({e.position - 1 for e in every if e.position > 1})
+    return TableRecord(checked, table_events, chat_events, games, every,
+                       await store.global_chains_at(before))
 
 
 def _games_text(streams: list[tuple[int, str]]) -> str:

@@ -33,6 +33,7 @@ from muggins.tables.analysis import hand_analysis
 from muggins.tables.client_address import TRUSTED_PROXIES, client_address
 from muggins.tables.correlation import correlation_middleware
 from muggins.tables.errors import TRANSIENT, HandNotFound, TableNotFound
+from muggins.tables.evidence_http import EVIDENCE_READERS, EVIDENCE_WRITERS
 from muggins.tables.metrics import refresh as metrics_from_database
 from muggins.tables.play_socket import play_socket
 from muggins.tables.protocol import Health
@@ -182,9 +183,11 @@ def create_app(
     readers: list[ControllerRouterHandler] = [
         http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
         http.lobby, http.table_view, http.leaderboard, metrics, hand_analysis,
+        *EVIDENCE_READERS,
     ]
     players: list[ControllerRouterHandler] = [http.create_table, http.take_seat,
-                                              http.rotate_secret, play_socket]
+                                              http.rotate_secret, play_socket,
+                                              *EVIDENCE_WRITERS]
     return Litestar(
         route_handlers=readers + (players if settings.role == "all" else [])
         + client_routes(),
@@ -205,5 +208,6 @@ def create_app(
 
 
 def _code_for(status: int) -> str:
-    return {400: "bad-request", 403: "forbidden", 404: "not-found", 405: "method-not-allowed",
-            409: "conflict", 413: "too-large", 429: "rate-limited"}.get(status, "refused")
+    return {400: "bad-request", 401: "unauthorized", 403: "forbidden", 404: "not-found",
+            405: "method-not-allowed", 409: "conflict", 413: "too-large",
+            429: "rate-limited"}.get(status, "refused")

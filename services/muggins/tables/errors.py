@@ -153,6 +153,32 @@ class TooManySockets(Refusal):
     status = 429
 
 
+class AlreadyDisputed(Refusal):
+    """The same person has disputed this hand already (one dispute a hand each)."""
+
+    code = "already-disputed"
+    status = 409
+
+
+class NoSuchDispute(Refusal, LookupError):
+    code = "no-such-dispute"
+    status = 404
+
+
+class AlreadyResolved(Refusal):
+    """A dispute has one resolution: the first stands."""
+
+    code = "already-resolved"
+    status = 409
+
+
+class NotAnOperator(Refusal, PermissionError):
+    """No operator token, or not the settings' one (or operators are off)."""
+
+    code = "not-an-operator"
+    status = 401
+
+
 class StaleView(IllegalMove):
     code = "stale-view"
 

@@ -34,9 +34,11 @@ from muggins.tables.protocol import (
     Lobby,
     LobbyTable,
     NewSecret,
+    OpenDispute,
     PlayingTable,
     PresetBoard,
     PublicTableView,
+    ResolveDispute,
     RotateSecret,
     SeatGranted,
     SeatingEntry,
@@ -50,7 +52,7 @@ from muggins.views import RuleLine
 
 #: The deepest leaderboard page anyone may ask for (beyond it: 400).
 MAX_PAGE = 100_000
-Body = TypeVar("Body", CreateTable, TakeSeat, RotateSecret)
+Body = TypeVar("Body", CreateTable, TakeSeat, RotateSecret, OpenDispute, ResolveDispute)
 
 
 def runtime_of(request: Request | WebSocket) -> Runtime:  # type: ignore[type-arg]

@@ -19,7 +19,7 @@ from muggins.table_events import CloseReason, TableState
 from muggins.table_life import closing_now, table_life
 
 StepKind = Literal["start-game", "deal", "bot-call", "bot-move", "clock-out", "close",
-                   "rematch"]
+                   "rematch", "seal"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,10 @@ def next_step(table: TableState, game: GameState | None, waited: float,
         return Step("close", timings.idle_close - waited, reason="idle")
     if game is None:
         return Step("start-game", 0.0)
+    if game.hands_played > table.hands_sealed(table.game):
+        # A hand ended: its record is sealed in the table stream, and every
+        # seat given its receipt, before anything else happens at the table.
+        return Step("seal", 0.0)
     closing = closing_now(table, game)
     if closing is not None:
         return Step("close", 0.0, reason=closing)

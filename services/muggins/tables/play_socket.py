@@ -22,6 +22,7 @@ from nats.aio.msg import Msg
 
 from muggins import streams
 from muggins.bus.connection import BusSubscription
+from muggins.evidence.receipts import receipt_of
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Event, event_encoder, visible_to
@@ -43,6 +44,7 @@ from muggins.tables.protocol import (
     HintRequest,
     LifeView,
     PlayTile,
+    ReceiptsMessage,
     Rematch,
     SpectatorsMessage,
     ViewMessage,
@@ -85,6 +87,8 @@ class SeatHandler:
         self.spectator_counts: dict[str, int] = {}
         self.hinting: asyncio.Task[None] | None = None
         self.present = False
+        #: How many of the table's receipts this socket was sent.
+        self.receipts_sent = 0
 
     @property
     def following(self) -> GameFollower:
@@ -168,8 +172,19 @@ class SeatHandler:
             # see it, then the view; live events continue after that.
             self._post(Welcome(self.table_id, self.seat, follower.game, since, None, clock))
             await self._resend(since)
+        self._push_receipts()
         for line in follower.chat:
             self._post(line)
+
+    def _push_receipts(self) -> None:
+        """The table's receipts this socket has not been sent (all of them at
+        first): every seat keeps every hand's (docs/fairness.md, "Receipts")."""
+        table = self.following.table
+        seals = table.state.seals if table is not None else ()
+        if len(seals) > self.receipts_sent:
+            self._post(ReceiptsMessage([receipt_of(self.table_id, sealed)
+                                        for sealed in seals[self.receipts_sent:]]))
+            self.receipts_sent = len(seals)
 
     async def resume(self, session: SocketSession, version: int) -> None:
         await self.following.resync(
@@ -197,6 +212,7 @@ class SeatHandler:
 
     async def on_settled(self, follower: GameFollower) -> None:
         await self._push_view()
+        self._push_receipts()
 
     async def on_chat(self, follower: GameFollower, line: ChatLine) -> None:
         self._post(line)

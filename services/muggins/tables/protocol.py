@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from muggins.bots import BotLevel
+from muggins.evidence.checkpoints import SiteKeyInfo
+from muggins.evidence.documents import Receipt
 from muggins.rules.tiles import Tile
 from muggins.views import GameView, RuleLine
 
@@ -412,9 +414,6 @@ class LeaderboardPage(msgspec.Struct, frozen=True):
     presets: list[PresetBoard]
 
 
-ServerMessage = (
-    Welcome | EventMessage | ViewMessage | ErrorMessage | GameStartedMessage | SpectatorsMessage
-)
 encode = msgspec.json.Encoder().encode
 
 
@@ -426,3 +425,58 @@ def clean_name(raw: str) -> str:
     if not name.isprintable() or any(c in name for c in "<>&\"'`"):
         raise ValueError("a name is plain text: no markup or control characters")
     return name
+
+
+# ---------------------------------------------------------------- evidence
+
+
+class ReceiptsMessage(msgspec.Struct, frozen=True, tag="receipts"):
+    """A seat's receipts (docs/fairness.md, "Receipts"): every one of the
+    table's when it joins, then each new one as its hand is sealed."""
+
+    receipts: list[Receipt]
+
+
+class KeysDocument(msgspec.Struct, frozen=True):
+    """The site's public keys (/.well-known/muggins-keys.json)."""
+
+    keys: list[SiteKeyInfo]
+    format: str = "muggins-keys"
+
+
+class OpenDispute(Strict, frozen=True, kw_only=True):
+    #: The seat's token (as for the table's socket): who disputes.
+    token: Annotated[str, msgspec.Meta(min_length=1, max_length=TOKEN_MAX)]
+    game: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
+    hand: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
+    #: A short reason (at most 500 characters once spaces are tidied).
+    reason: Annotated[str, msgspec.Meta(max_length=2000)]
+
+
+class ResolveDispute(Strict, frozen=True, kw_only=True):
+    verdict: Literal["upheld", "rejected"]
+    note: Annotated[str, msgspec.Meta(max_length=8000)]
+    #: The operator's name, as the player will read it.
+    by: Annotated[str, msgspec.Meta(max_length=200)]
+
+
+class DisputeView(msgspec.Struct, frozen=True):
+    table_id: str
+    dispute: int
+    seat: int
+    name: str | None
+    game: int
+    hand: int
+    reason: str
+    opened_at: str
+    #: None while open.
+    verdict: Literal["upheld", "rejected"] | None = None
+    note: str | None = None
+    by: str | None = None
+    resolved_at: str | None = None
+
+
+ServerMessage = (
+    Welcome | EventMessage | ViewMessage | ErrorMessage | GameStartedMessage | SpectatorsMessage
+    | ReceiptsMessage
+)

@@ -154,3 +154,11 @@ ON CONFLICT DO NOTHING;
 -- $3 seconds, by the database's own clock (the one that recorded it).
 SELECT recorded_at > clock_timestamp() - make_interval(secs => $3)
   FROM events WHERE stream_id = $1 AND stream_version = $2;
+
+-- name: disputes
+-- Every dispute event of every table, oldest first (index events_disputes).
+SELECT stream_id, payload::text AS payload, event_type, recorded_at
+  FROM events
+ WHERE event_type IN ('DisputeOpened', 'DisputeResolved')
+ ORDER BY position
+ LIMIT $1;

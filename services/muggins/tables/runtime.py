@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from muggins.tables.bot_workers import BotWorkers
     from muggins.tables.chat import TableChat
     from muggins.tables.commands import Commands
+    from muggins.tables.disputes import Disputes
     from muggins.tables.feeds import SpectatorFeeds
     from muggins.tables.follower import Followers
     from muggins.tables.hints import Hints
@@ -78,6 +79,7 @@ class Runtime:
     admission: Admission
     hints: Hints
     analyses: Analyses
+    disputes: Disputes
     #: None in a spectators-only process.
     scheduler: Scheduler | None = None
     projectors: list[ProjectorRunner] = field(default_factory=list)

@@ -54,6 +54,7 @@ from muggins.tables.commands import Commands, Game
 from muggins.tables.errors import TRANSIENT
 from muggins.tables.next_step import Step, Timings, next_step, turn_began
 from muggins.tables.presence import LIFE_SECONDS, Presence
+from muggins.tables.seals import Seals
 from muggins.tables.seating import Seating, Table
 from muggins.tables.wakeups import Wakeups
 
@@ -91,6 +92,7 @@ class Scheduler:
         grace_period: float = 30.0,
         bots: BotWorkers | None = None,
         takeover_bot: BotLevel = "expert",
+        seals: Seals | None = None,
         lease: float = 3.0,
         poll_interval: float = 0.25,
         batch: int = 64,
@@ -108,6 +110,9 @@ class Scheduler:
         self.bots = bots or BotWorkers(1)
         #: The bot that plays a person's seat taken over.
         self.takeover_bot = takeover_bot
+        #: Seals each ended hand, signed (None: nothing is sealed; tests of
+        #: the schedule alone).
+        self.seals = seals
         #: Seconds a claim holds: a step takes milliseconds, and the tables a
         #: killed process held wait this long before another takes them.  A
         #: step that outlives its lease (the database paused) may be tried by
@@ -336,6 +341,14 @@ class Scheduler:
         if step.kind == "close" and step.reason is not None:
             try:
                 await self.seating.close(table, step.reason)
+            except ConcurrencyError:  # somebody acted meanwhile: derived anew
+                return False
+            return True
+        if step.kind == "seal" and game is not None:
+            if self.seals is None:
+                return False
+            try:
+                await self.seals.seal(table, game)
             except ConcurrencyError:  # somebody acted meanwhile: derived anew
                 return False
             return True

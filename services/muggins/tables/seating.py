@@ -37,7 +37,10 @@ from muggins.table_events import (
     BotAtSeat,
     BotTookOver,
     CloseReason,
+    DisputeOpened,
+    DisputeResolved,
     GameBegun,
+    HandSealed,
     PlayerReturned,
     RematchAsked,
     ReturnReason,
@@ -468,6 +471,34 @@ class Seating:
                                     due=Due(table.state.table_id, None))
         log.info("table closed", table=table.state.table_id, reason=reason)
         return closed
+
+
+    async def seal(self, table: Table, sealed: HandSealed) -> Table:
+        """Record a hand's seal (muggins.tables.seals), as read at ``table``'s
+        version (ConcurrencyError if it moved on: another process sealed it,
+        or a person acted; derived anew)."""
+        return await self._append(table, [sealed], actor="system",
+                                  due=Due(table.state.table_id, 0.0, earliest=True))
+
+    async def open_dispute(self, table: Table, seat: int, game: int, hand: int,
+                           reason: str) -> Table:
+        """A dispute of one hand by the person in ``seat`` (checked by the
+        caller: muggins.tables.disputes)."""
+        player_id = table.state.seats[seat].player_id
+        assert player_id is not None
+        opened = DisputeOpened(dispute=len(table.state.disputes) + 1, seat=seat,
+                               player_id=player_id, name=table.state.seats[seat].name or "?",
+                               game=game, hand=hand, reason=reason)
+        updated = await self._append(table, [opened], actor=f"seat:{seat}")
+        log.info("dispute opened", table=table.state.table_id, dispute=opened.dispute,
+                 game=game, hand=hand)
+        return updated
+
+    async def resolve_dispute(self, table: Table, resolved: DisputeResolved) -> Table:
+        updated = await self._append(table, [resolved], actor="operator")
+        log.info("dispute resolved", table=table.state.table_id, dispute=resolved.dispute,
+                 verdict=resolved.verdict)
+        return updated
 
 
 def seating_history(recorded: Sequence[RecordedEvent]) -> list[SeatingEntry]:

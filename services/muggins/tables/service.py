@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from muggins.bootstrap import Infrastructure
+from muggins.evidence.checkpoints import Checkpointer
+from muggins.evidence.signing import SiteKey
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner, consumer_config
 from muggins.tables.admission import Admission, quotas_with
@@ -26,6 +28,7 @@ from muggins.tables.analysis import Analyses
 from muggins.tables.bot_workers import BotWorkers, SpareTimeWorker
 from muggins.tables.chat import TableChat
 from muggins.tables.commands import Commands
+from muggins.tables.disputes import Disputes
 from muggins.tables.feeds import SpectatorFeeds
 from muggins.tables.follower import Followers
 from muggins.tables.hints import Hints
@@ -34,6 +37,7 @@ from muggins.tables.metrics import BroadcastClock
 from muggins.tables.presence import Presence
 from muggins.tables.runtime import Runtime, ServiceOptions, timings
 from muggins.tables.scheduler import Scheduler
+from muggins.tables.seals import Seals
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
 
@@ -61,11 +65,16 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
                       settings.expert_budget_ms)
     admission = Admission(quotas_with(settings.sockets_per_minute))
     thinker = SpareTimeWorker(settings.expert_budget_ms)
+    key = SiteKey.load_or_create(settings.signing_key_path) if players else None
+    seals = Seals(infra.store, seating, key) if key is not None else None
     scheduler = Scheduler(
         infra.pool, seating, commands, presence, pauses, wakeups=wakeups,
         process_id=process_id, new_seed=options.new_seed, grace_period=settings.grace_period,
         bots=bots, takeover_bot=settings.takeover_bot, poll_interval=options.poll_interval,
+        seals=seals,
     ) if players else None
+    checkpointer = Checkpointer(infra.pool, key, settings.checkpoint_interval,
+                                infra.bus.publish) if key is not None else None
     projectors = (
         [ProjectorRunner(infra.pool, infra.store, make(), consumer=consumer_config(settings),
                          stream=settings.stream_name)
@@ -76,7 +85,8 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
                       TableChat(infra.pool, infra.store, admission),
                       SocketsPerAddress(settings.sockets_per_address, settings.penalty_seconds),
                       admission, Hints(infra.pool, admission, thinker),
-                      Analyses(infra.pool, admission, thinker), scheduler, projectors)
+                      Analyses(infra.pool, admission, thinker), Disputes(seating, commands),
+                      scheduler, projectors)
     if options.warm_workers and players:
         # Both at once, before this process is ready: their starts are
         # bursts of CPU that would otherwise land amid the first tables' moves.
@@ -87,6 +97,8 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
              for runner in projectors]
     if scheduler is not None:
         tasks.append(infra.tasks.start("scheduler", scheduler.run(stop)))
+    if checkpointer is not None:
+        tasks.append(infra.tasks.start("checkpointer", checkpointer.run(stop)))
     try:
         yield runtime
     finally:

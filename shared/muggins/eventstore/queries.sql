@@ -4,7 +4,7 @@ SELECT batch, first_position, current_version, recorded_at
 
 -- name: read_stream
 SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
-       audience, actor, correlation_id, causation_id, recorded_at, chain
+       audience, actor, correlation_id, causation_id, recorded_at, chain, global_chain
   FROM events
  WHERE stream_id = $1 AND stream_version > $2
  ORDER BY stream_version
@@ -12,7 +12,7 @@ SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
 
 -- name: read_all
 SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
-       audience, actor, correlation_id, causation_id, recorded_at, chain
+       audience, actor, correlation_id, causation_id, recorded_at, chain, global_chain
   FROM events
  WHERE position > $1
  ORDER BY position
@@ -32,3 +32,32 @@ INSERT INTO checkpoints (reader, position) VALUES ($1, $2)
 ON CONFLICT (reader) DO UPDATE
    SET position = excluded.position, updated_at = clock_timestamp()
  WHERE checkpoints.position < excluded.position;
+
+-- name: event_at_position
+SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
+       audience, actor, correlation_id, causation_id, recorded_at, chain, global_chain
+  FROM events
+ WHERE position = $1;
+
+-- name: stream_event
+SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
+       audience, actor, correlation_id, causation_id, recorded_at, chain, global_chain
+  FROM events
+ WHERE stream_id = $1 AND stream_version = $2;
+
+-- name: last_hand_end
+SELECT position, event_id, stream_id, stream_version, event_type, payload::text,
+       audience, actor, correlation_id, causation_id, recorded_at, chain, global_chain
+  FROM events
+ WHERE stream_id = $1 AND event_type IN ('HandEnded', 'GameEnded')
+ ORDER BY stream_version DESC
+ LIMIT 1;
+
+-- name: chain_links
+SELECT position, chain, global_chain
+  FROM events
+ WHERE position BETWEEN $1 AND $2
+ ORDER BY position;
+
+-- name: global_chains_at
+SELECT position, global_chain FROM events WHERE position = ANY($1::bigint[]);

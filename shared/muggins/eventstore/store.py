@@ -9,7 +9,10 @@ an event below n (docs/eventstore.md).
 Each stream is a hash chain (migration 0007, docs/fairness.md): the
 application hashes each event's content (``event_digest``), the database
 chains the digests with the position and commit time it assigns
-(``chain_link``), so an edit to any stored field shows.
+(``chain_link``), so an edit to any stored field shows.  One more chain runs
+over the whole store in position order (migration 0014, ``global_link``), so
+that a stream rewritten with its chain recomputed, or a tail cut off, shows
+against a signed checkpoint or a player's receipt (muggins.evidence).
 """
 
 from __future__ import annotations
@@ -104,6 +107,8 @@ class RecordedEvent(msgspec.Struct, frozen=True, gc=False):
     #: The stream's hash chain after this event (``chain_link``).  Every read
     #: carries it; what ``append`` returns does not (the database computes it).
     chain: bytes | None = None
+    #: The whole store's chain after this event (``global_link``); as ``chain``.
+    global_chain: bytes | None = None
 
     def event(self) -> AnyEvent:
         return event_decoder.decode(self.payload)
@@ -163,6 +168,13 @@ def chain_link(previous: bytes, digest: bytes, position: int, recorded_at: str) 
     ).digest()
 
 
+def global_link(previous: bytes, chain: bytes) -> bytes:
+    """The whole store's chain value after an event (as migration 0014
+    computes it): SHA-256 of the value before it (the event at the position
+    before; 32 zero bytes before position 1) and the event's stream chain value."""
+    return hashlib.sha256(previous + chain).digest()
+
+
 def audience_label(who: Audience) -> str:
     return who if isinstance(who, str) else f"seat:{who}"
 
@@ -193,6 +205,7 @@ def _record(row: asyncpg.Record) -> RecordedEvent:
         causation_id=str(row[9]) if row[9] else None,
         recorded_at=row[10],
         chain=row[11],
+        global_chain=row[12],
     )
 
 
@@ -436,6 +449,32 @@ class EventStore:
         """Every stream's events after ``after_position``, in global order."""
         rows = await self.pool.fetch(QUERIES["read_all"], after_position, limit)
         return [_record(row) for row in rows]
+
+    async def event_at_position(self, position: int) -> RecordedEvent | None:
+        """The event stored at a global position (None: there is none)."""
+        row = await self.pool.fetchrow(QUERIES["event_at_position"], position)
+        return _record(row) if row is not None else None
+
+    async def stream_event(self, stream_id: str, version: int) -> RecordedEvent | None:
+        """One event of a stream, by version (None: there is none)."""
+        row = await self.pool.fetchrow(QUERIES["stream_event"], stream_id, version)
+        return _record(row) if row is not None else None
+
+    async def last_hand_end(self, stream_id: str) -> RecordedEvent | None:
+        """A game stream's last HandEnded or GameEnded (None: no hand has ended)."""
+        row = await self.pool.fetchrow(QUERIES["last_hand_end"], stream_id)
+        return _record(row) if row is not None else None
+
+    async def chain_links(self, first: int, last: int) -> list[tuple[int, bytes, bytes]]:
+        """(position, chain, global_chain) of every event from ``first`` to
+        ``last``, in position order: what the global chain is recomputed from."""
+        rows = await self.pool.fetch(QUERIES["chain_links"], first, last)
+        return [(row[0], bytes(row[1]), bytes(row[2])) for row in rows]
+
+    async def global_chains_at(self, positions: Sequence[int]) -> dict[int, bytes]:
+        """The global chain value at each of ``positions`` that has an event."""
+        rows = await self.pool.fetch(QUERIES["global_chains_at"], list(positions))
+        return {row[0]: bytes(row[1]) for row in rows}
 
     async def stream_version(self, stream_id: str) -> int:
         return int(await self.pool.fetchval(QUERIES["stream_version"], stream_id))

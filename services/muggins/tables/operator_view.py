@@ -1,0 +1,124 @@
+"""What an operator reads to settle a dispute: the table verified whole, the
+disputed game move by move with who made each move (a person or a bot), the
+receipts, and the signed checkpoints around the hand."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+import msgspec
+
+from muggins.eventstore.store import EventStore
+from muggins.evidence.checkpoints import (
+    checkpoint_at_or_after,
+    checkpoint_at_or_before,
+    public_keys,
+)
+from muggins.evidence.documents import Checkpoint, Receipt
+from muggins.evidence.receipts import receipt_of
+from muggins.playbyplay import summary
+from muggins.replay.source import load_table_record
+from muggins.replay.table_verify import TableVerdict, verify_table
+from muggins.rules.events import HandStarted
+from muggins.streams import game_stream
+from muggins.table_events import HandSealed, table_event_decoder
+from muggins.tables.disputes import table_disputes
+from muggins.tables.errors import NoSuchDispute
+from muggins.tables.protocol import DisputeView
+
+Maker = Literal["person", "bot", "table"]
+
+
+class Move(msgspec.Struct, frozen=True):
+    version: int
+    position: int
+    summary: str
+    #: Who made it: a person from their seat, a bot, or the table (deals, draws, scores).
+    by: Maker
+    seat: int | None
+
+
+class HandMoves(msgspec.Struct, frozen=True):
+    hand: int
+    disputed: bool
+    status: str
+    problems: list[str]
+    moves: list[Move]
+
+
+class DisputeFile(msgspec.Struct, frozen=True):
+    dispute: DisputeView
+    #: "all fair", or what verify found, line by line.
+    verified: bool
+    findings: list[str]
+    hands: list[HandMoves]
+    receipts: list[Receipt]
+    #: The newest checkpoint before the disputed hand, and the first after it.
+    checkpoint_before: Checkpoint | None
+    checkpoint_after: Checkpoint | None
+    replay_link: str
+    analysis_link: str
+
+
+def _maker(actor: str) -> tuple[Maker, int | None]:
+    kind, _, seat = actor.partition(":")
+    if kind == "seat":
+        return "person", int(seat)
+    if kind == "bot":
+        return "bot", int(seat)
+    return "table", None
+
+
+def findings_of(verdict: TableVerdict) -> list[str]:
+    lines = [f"{s.label}: {p}" for s in verdict.streams for p in s.problems]
+    lines += [f"game {g.number}: {p}" for g, v in verdict.games for p in v.problems]
+    lines += [str(p) for p in (*verdict.store_problems, *verdict.seal_problems)]
+    return lines
+
+
+async def dispute_file(store: EventStore, table_id: str, number: int,
+                       run: Callable[..., Awaitable[Any]]) -> DisputeFile:
+    """Everything about dispute ``number`` at ``table_id``; ``run`` runs the
+    CPU-heavy verification (a thread, in the service)."""
+    views = [v for v in await table_disputes(store, table_id) if v.dispute == number]
+    if not views:
+        raise NoSuchDispute(f"this table has no dispute {number}")
+    view = views[0]
+    record = await load_table_record(store, table_id)
+    keys = await public_keys(store.pool)
+    verdict: TableVerdict = await run(verify_table, record, keys)
+    stream = game_stream(table_id, view.game)
+    raw = [e for e in record.every_event if e.stream_id == stream]
+    game_verdict = next((v for g, v in verdict.games if g.number == view.game), None)
+    hands: list[HandMoves] = []
+    current: HandMoves | None = None
+    for entry in sorted(raw, key=lambda e: e.stream_version):
+        event = entry.event()
+        if isinstance(event, HandStarted):
+            hand_verdict = next((h for h in game_verdict.hands if h.hand == event.hand), None) \
+                if game_verdict else None
+            current = HandMoves(event.hand, event.hand == view.hand,
+                                hand_verdict.status if hand_verdict else "unchecked",
+                                [str(p) for p in hand_verdict.problems] if hand_verdict else [],
+                                [])
+            hands.append(current)
+        if current is None:
+            continue
+        by, seat = _maker(entry.actor)
+        current.moves.append(Move(entry.stream_version, entry.position, summary(event), by,
+                                  seat))
+    seals = [table_event_decoder.decode(e.payload) for e in record.table_events
+             if e.event_type == HandSealed.__name__]
+    receipts = [receipt_of(table_id, s) for s in seals if isinstance(s, HandSealed)]
+    disputed = next((h for h in hands if h.hand == view.hand), None)
+    first = disputed.moves[0].position if disputed and disputed.moves else 1
+    last = disputed.moves[-1].position if disputed and disputed.moves else first
+    return DisputeFile(
+        dispute=view, verified=verdict.ok, findings=findings_of(verdict), hands=hands,
+        receipts=receipts,
+        checkpoint_before=await checkpoint_at_or_before(store.pool, first - 1),
+        checkpoint_after=await checkpoint_at_or_after(store.pool, last),
+        replay_link=f"/replay/{table_id}/{view.hand}?game={view.game}",
+        analysis_link=f"/tables/{table_id}/games/{view.game}/hands/{view.hand}/analysis",
+    )
