@@ -30,14 +30,15 @@ from muggins.embedded import (
     without_password,
 )
 from muggins.eventstore.store import EventStore, StoreUnavailable
-from muggins.evidence.checkpoints import public_keys
+from muggins.evidence.checkpoints import SiteKeyInfo, public_keys, site_keys
 from muggins.evidence.documents import DocumentError
-from muggins.evidence.signing import PublicKeys
+from muggins.evidence.signing import PublicKeys, SiteKey
 from muggins.logs import configure_logging
 from muggins.playbyplay import narrate
 from muggins.projections.read_models import PROJECTIONS
 from muggins.replay.analysis import ANALYSIS_ITERATIONS, analyse_hand, analysis_lines
 from muggins.replay.documents_in import checkpoint_from, keys_from, receipts_from
+from muggins.replay.evidence_file import encode_evidence, export_evidence
 from muggins.replay.record import HandRecord, RecordError
 from muggins.replay.show import frames, show_lines, step_through
 from muggins.replay.source import (
@@ -60,11 +61,20 @@ from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.rules.state import GameState
 from muggins.selfplay import make_bots, play_game, play_game_commands
+from muggins.tables.commands import Commands
+from muggins.tables.disputes import Disputes, every_dispute, table_disputes
+from muggins.tables.errors import Refusal
+from muggins.tables.metrics import BroadcastClock
+from muggins.tables.next_step import Timings
+from muggins.tables.operator_view import DisputeFile, dispute_file, dispute_lines
+from muggins.tables.protocol import DisputeView
+from muggins.tables.seating import Seating
+from muggins.tables.wakeups import Wakeups
 
 if TYPE_CHECKING:
     from muggins.cluster.local import LocalCluster
 from muggins.settings import ENVIRONMENT, Settings, SettingsError, load_settings, with_values
-from muggins.streams import is_table_id, table_stream
+from muggins.streams import NoSuchTable, is_table_id, table_id, table_stream
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -909,16 +919,122 @@ def _verify_evidence(table: str | None, receipt: str | None, checkpoint: str | N
 
 @replay_group.command("export")
 @click.argument("table")
-@click.option("--hand", type=click.IntRange(1), required=True)
+@click.option("--hand", type=click.IntRange(1), help="One finished hand (a hand record; "
+              "with --evidence, that hand's evidence).")
 @click.option("--game", type=click.IntRange(1), help="The game at the table (if it has several).")
-def replay_export(table: str, hand: int, game: int | None) -> None:
+@click.option("--evidence", is_flag=True,
+              help="The evidence file anyone can check offline (docs/fairness.md): every "
+                   "stream, the chain values, the receipts, the nearest checkpoint and the "
+                   "site's keys; of the table, --game N, or --game N --hand N.")
+def replay_export(table: str, hand: int | None, game: int | None, evidence: bool) -> None:
     """Write one finished hand's self-contained record (JSON) to standard output."""
+    if evidence:
+        async def export(store: EventStore) -> bytes:
+            return encode_evidence(await export_evidence(store, table, game, hand))
+
+        sys.stdout.buffer.write(_run_on_store(export))
+        return
+    if hand is None:
+        raise click.UsageError("name the hand: --hand N (or --evidence for a whole table)")
     chosen = _one_game(table, _load_games(table, game), hand)
     try:
         record = export_hand(chosen.events, chosen.stream, hand)
     except RecordError as error:
         raise click.ClickException(str(error)) from None
     sys.stdout.buffer.write(encode_record(record))
+
+
+@main.group("keys")
+def keys_group() -> None:
+    """The site's signing keys (docs/fairness.md, "The site's keys")."""
+
+
+@keys_group.command("new")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+def keys_new(file: Path) -> None:
+    """Make a new Ed25519 signing key in FILE (readable by its owner only).
+    Point the setting signing_key_file at it and restart: that is a rotation."""
+    if file.exists():
+        raise click.ClickException(f"{file} exists: a key is never overwritten")
+    key = SiteKey.load_or_create(file)
+    click.echo(f"key {key.key_id}: public key {key.public_key.hex()}")
+
+
+@keys_group.command("list")
+def keys_list() -> None:
+    """The site's public keys, as /.well-known/muggins-keys.json serves them."""
+    async def listed(store: EventStore) -> list[SiteKeyInfo]:
+        return await site_keys(store.pool)
+
+    for key in _run_on_store(listed):
+        click.echo(f"{key.key_id}  {key.public_key}  first used {key.first_used}")
+
+
+@main.group("dispute")
+def dispute_group() -> None:
+    """Disputed hands: list them, read one with its verified record, resolve it."""
+
+
+@dispute_group.command("list")
+@click.option("--open", "only_open", is_flag=True, help="Only those not resolved yet.")
+def dispute_list(only_open: bool) -> None:
+    """Every dispute, oldest first: table, number, who, which hand, and its state."""
+    async def listed(store: EventStore) -> list[DisputeView]:
+        return await every_dispute(store.pool)
+
+    shown = 0
+    for dispute in _run_on_store(listed):
+        if only_open and dispute.verdict is not None:
+            continue
+        state = "open" if dispute.verdict is None else f"{dispute.verdict} by {dispute.by}"
+        click.echo(f"{dispute.table_id} #{dispute.dispute}  game {dispute.game} hand "
+                   f"{dispute.hand}  {dispute.name} (seat {dispute.seat})  {state}  "
+                   f"“{dispute.reason}”")
+        shown += 1
+    if not shown:
+        click.echo("no disputes" if not only_open else "no open disputes")
+
+
+@dispute_group.command("show")
+@click.argument("table")
+@click.argument("number", type=click.IntRange(1))
+def dispute_show(table: str, number: int) -> None:
+    """One dispute: the table verified whole, the disputed hand move by move
+    (a person or a bot), the receipts and the checkpoints around it."""
+    async def shown(store: EventStore) -> DisputeFile:
+        try:
+            return await dispute_file(store, table_id(table), number, run=asyncio.to_thread)
+        except (Refusal, NoSuchTable) as error:
+            raise click.ClickException(str(error)) from None
+
+    for line in dispute_lines(_run_on_store(shown)):
+        click.echo(line)
+
+
+@dispute_group.command("resolve")
+@click.argument("table")
+@click.argument("number", type=click.IntRange(1))
+@click.option("--verdict", type=click.Choice(["upheld", "rejected"]), required=True,
+              help="upheld: the player was right; rejected: the record stands.")
+@click.option("--note", required=True, help="What the player reads (up to 2,000 characters).")
+@click.option("--by", "by", required=True, help="Your name, as the player will read it.")
+def dispute_resolve(table: str, number: int, verdict: str, note: str, by: str) -> None:
+    """Resolve a dispute: the verdict and the note become a table event."""
+    async def resolved(store: EventStore) -> DisputeView:
+        seating = Seating(store.pool, store)
+        disputes = Disputes(seating, Commands(store, seating, Timings(), BroadcastClock(),
+                                              Wakeups()))
+        try:
+            checked = table_id(table)
+            await disputes.resolve(checked, number, verdict,  # type: ignore[arg-type]
+                                   note, by)
+        except (Refusal, NoSuchTable) as error:
+            raise click.ClickException(str(error)) from None
+        views = await table_disputes(store, checked)
+        return next(v for v in views if v.dispute == number)
+
+    view = _run_on_store(resolved)
+    click.echo(f"{view.table_id} #{view.dispute}: {view.verdict} by {view.by}: {view.note}")
 
 
 @main.group("cluster")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -37,6 +39,12 @@ from muggins.replay.source import load_table_record
 from muggins.replay.store_checks import check_checkpoint, check_receipts, verify_whole_store
 from muggins.replay.table_verify import TableVerdict, verify_table
 from muggins.streams import chat_stream, game_stream, table_stream
+from muggins.tables.commands import Commands
+from muggins.tables.disputes import Disputes
+from muggins.tables.metrics import BroadcastClock
+from muggins.tables.next_step import Timings
+from muggins.tables.seating import Seating
+from muggins.tables.wakeups import Wakeups
 from tests.replays.test_replay_cli import muggins
 from tests.service.client import SeatClient
 from tests.service.conftest import serve
@@ -49,6 +57,8 @@ class Played(msgspec.Struct):
     database: str
     tables: list[str]
     receipts: dict[str, list[dict[str, Any]]]
+    #: Each table's seat token (seat 0, the person).
+    tokens: dict[str, str]
     checkpoint: dict[str, Any]
     key_pem: bytes
 
@@ -63,6 +73,7 @@ async def _play(postgres: EmbeddedPostgres, nats_url: str, key_file: Path) -> Pl
     url = postgres.url_for(PG_SUPERUSER, name)
     tables: list[str] = []
     receipts: dict[str, list[dict[str, Any]]] = {}
+    tokens: dict[str, str] = {}
     async with serve(url, nats_url, checkpoint_interval=0.2,
                      signing_key_file=str(key_file)) as service:
         for level in ("greedy", "random"):
@@ -82,13 +93,15 @@ async def _play(postgres: EmbeddedPostgres, nats_url: str, key_file: Path) -> Pl
             await player.close()
             tables.append(table_id)
             receipts[table_id] = given
+            tokens[table_id] = granted["token"]
         head = await service.runtime.infra.store.head_position()
         while True:  # a checkpoint of everything played
             found = await latest_checkpoint(service.runtime.infra.pool)
             if found is not None and found.position >= head:
                 break
             await asyncio.sleep(0.1)
-    return Played(name, tables, receipts, msgspec.to_builtins(found), key_file.read_bytes())
+    return Played(name, tables, receipts, tokens, msgspec.to_builtins(found),
+                  key_file.read_bytes())
 
 
 @pytest.fixture(scope="module")
@@ -424,3 +437,90 @@ async def test_bad_receipt_and_checkpoint_files_get_a_clear_error(
     assert missing.returncode == 1 and "cannot read" in missing.stderr
 
 
+
+
+# ------------------------------------------------------------ the evidence file
+
+
+CHECKER = Path(__file__).resolve().parents[2] / "docs" / "check_evidence.py"
+
+
+def check_offline(path: Path) -> subprocess.CompletedProcess[str]:
+    """docs/check_evidence.py, as anyone runs it: plain Python, no site packages."""
+    return subprocess.run([sys.executable, "-I", "-S", str(CHECKER), str(path)],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("scope", [(), ("--game", "1"), ("--game", "1", "--hand", "2")])
+async def test_the_evidence_file_is_checked_offline_and_a_tampered_one_refused(
+        played: Played, copy: str, tmp_path: Path, scope: tuple[str, ...]) -> None:
+    table = played.tables[0]
+    exported = muggins("replay", "export", table, "--evidence", *scope, database_url=copy)
+    assert exported.returncode == 0, exported.stderr
+    evidence = json.loads(exported.stdout)
+    assert evidence["format"] == "muggins-evidence" and evidence["checkpoint"] is not None
+    assert evidence["receipts"] == played.receipts[table]
+    streams = {e["stream_id"] for e in evidence["events"]}
+    assert {table_stream(table), chat_stream(table), game_stream(table, 1)} <= streams
+    path = tmp_path / "evidence.json"
+    path.write_text(exported.stdout)
+    checked = check_offline(path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.splitlines()[-1].startswith("OK")
+
+    game_event = next(e for e in evidence["events"] if e["stream_id"] == game_stream(table, 1)
+                      and e["event_type"] == "PointsScored")
+    game_event["payload"]["points"] += 5
+    path.write_text(json.dumps(evidence))
+    tampered = check_offline(path)
+    assert tampered.returncode == 1 and "PROBLEM" in tampered.stdout, tampered.stdout
+    game_event["payload"]["points"] -= 5
+    evidence["receipts"][0]["chain"] = "ab" * 32
+    path.write_text(json.dumps(evidence))
+    forged = check_offline(path)
+    assert forged.returncode == 1 and "forgery" in forged.stdout, forged.stdout
+
+
+async def test_an_evidence_file_of_what_is_not_there_is_refused_clearly(
+        played: Played, copy: str) -> None:
+    table = played.tables[0]
+    for args, says in ((("--game", "9"), "has no game 9"),
+                       (("--game", "1", "--hand", "99"), "has no finished hand 99"),
+                       (("--hand", "1"), "add --game N")):
+        result = muggins("replay", "export", table, "--evidence", *args, database_url=copy)
+        assert result.returncode == 1 and says in result.stderr, result.stderr
+
+
+# ------------------------------------------------------------ disputes from the terminal
+
+
+async def test_an_operator_lists_reads_and_resolves_a_dispute_from_the_terminal(
+        played: Played, store: EventStore, copy: str) -> None:
+    table = played.tables[1]
+    seating = Seating(store.pool, store)
+    disputes = Disputes(seating, Commands(store, seating, Timings(), BroadcastClock(),
+                                          Wakeups()))
+    await disputes.open(table, played.tokens[table], 1, 1, "the bot drew too well")
+    listed = muggins("dispute", "list", "--open", database_url=copy)
+    assert listed.returncode == 0, listed.stderr
+    assert f"{table} #1  game 1 hand 1  Ana (seat 0)  open" in listed.stdout
+    shown = muggins("dispute", "show", table, "1", database_url=copy)
+    assert shown.returncode == 0, shown.stderr
+    assert "✓ every stream as appended" in shown.stdout and "← disputed" in shown.stdout
+    assert " person " in shown.stdout and " bot " in shown.stdout
+    assert "checkpoint after: position" in shown.stdout
+    resolved = muggins("dispute", "resolve", table, "1", "--verdict", "rejected", "--note",
+                       "Every draw came from the committed seed.", "--by", "Marta",
+                       database_url=copy)
+    assert resolved.returncode == 0, resolved.stderr
+    assert "rejected by Marta" in resolved.stdout
+    again = muggins("dispute", "resolve", table, "1", "--verdict", "upheld", "--note", "x",
+                    "--by", "Op", database_url=copy)
+    assert again.returncode == 1 and "resolved already" in again.stderr
+    for args in (("show", table, "7"), ("show", "no!", "1"), ("resolve", table, "2",
+                                                             "--verdict", "upheld", "--note",
+                                                             "x", "--by", "y")):
+        refused = muggins("dispute", *args, database_url=copy)
+        assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    # The resolution is an event of the table stream: the table still verifies whole.
+    assert (await verdict_of(store, table)).ok

@@ -122,3 +122,32 @@ async def dispute_file(store: EventStore, table_id: str, number: int,
         replay_link=f"/replay/{table_id}/{view.hand}?game={view.game}",
         analysis_link=f"/tables/{table_id}/games/{view.game}/hands/{view.hand}/analysis",
     )
+
+
+def dispute_lines(file: DisputeFile) -> list[str]:
+    """A dispute file as an operator reads it in a terminal."""
+    d = file.dispute
+    lines = [f"dispute #{d.dispute} at table {d.table_id}: game {d.game}, hand {d.hand}",
+             f"  by {d.name} (seat {d.seat}) at {d.opened_at}: “{d.reason}”",
+             "  " + ("open" if d.verdict is None
+                     else f"{d.verdict} by {d.by} at {d.resolved_at}: {d.note}"),
+             "",
+             "verification: " + ("✓ every stream as appended, every hand fair, every seal "
+                                 "holds" if file.verified else "✗ PROBLEMS FOUND")]
+    lines += [f"  ✗ {finding}" for finding in file.findings]
+    for hand in file.hands:
+        mark = "  ← disputed" if hand.disputed else ""
+        lines.append(f"hand {hand.hand}: {hand.status}{mark}")
+        lines += [f"  ✗ {problem}" for problem in hand.problems]
+        if hand.disputed:
+            lines += [f"  {m.version:>3} {m.by:<6} {m.summary}" for m in hand.moves]
+    lines.append("receipts: " + (", ".join(f"hand {r.hand} (v{r.version}, key {r.key_id})"
+                                          for r in file.receipts if r.game == d.game)
+                                 or "none"))
+    for name, checkpoint in (("before", file.checkpoint_before),
+                             ("after", file.checkpoint_after)):
+        lines.append(f"checkpoint {name}: " + (
+            f"position {checkpoint.position} signed {checkpoint.signed_at} by key "
+            f"{checkpoint.key_id}" if checkpoint else "none"))
+    lines.append(f"replay: {file.replay_link}   analysis: {file.analysis_link}")
+    return lines
