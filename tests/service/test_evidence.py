@@ -24,7 +24,7 @@ OPERATOR = "operator-token-for-the-tests-0123456789"
 
 
 @pytest.fixture
-async def service(database_url: str, nats_server: EmbeddedNats,  # noqa: F811  (fixtures)
+async def service(database_url: str, nats_server: EmbeddedNats,
                   tmp_path: Any) -> AsyncIterator[Running]:
     async with serve(database_url, nats_server.url, checkpoint_interval=0.2,
                      operator_token=OPERATOR,

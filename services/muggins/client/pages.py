@@ -128,6 +128,12 @@ async def replay_data(
         raise HTTPException(status_code=status, detail=str(error)) from None
 
 
+@get(["/operator", "/operator/{table_id:str}/{number:int}"], include_in_schema=False)
+async def operator_page() -> Response[bytes]:
+    """The operators' page (its API asks for the operator token)."""
+    return page("operator.html")
+
+
 @get("/guide/{name:str}", include_in_schema=False)
 async def guide_page(name: FromPath[str]) -> Response[bytes]:
     return page("guide.html")
@@ -165,4 +171,4 @@ def client_routes() -> list[ControllerRouterHandler]:
     static = create_static_files_router(path="/static", directories=[STATIC],
                                         include_in_schema=False, guards=[plain_file_name])
     return [lobby_page, table_page, replay_page, guide_page, presets, replay_data, guide_data,
-            static]
+            operator_page, static]

@@ -39,6 +39,7 @@ from muggins.tables.protocol import (
     Chat,
     ChatLine,
     Decide,
+    DisputesMessage,
     GameStartedMessage,
     Hello,
     HintRequest,
@@ -89,6 +90,8 @@ class SeatHandler:
         self.present = False
         #: How many of the table's receipts this socket was sent.
         self.receipts_sent = 0
+        #: The disputes (opened, resolved) this socket was told of.
+        self.disputes_told = (0, 0)
 
     @property
     def following(self) -> GameFollower:
@@ -178,13 +181,19 @@ class SeatHandler:
 
     def _push_receipts(self) -> None:
         """The table's receipts this socket has not been sent (all of them at
-        first): every seat keeps every hand's (docs/fairness.md, "Receipts")."""
+        first): every seat keeps every hand's (docs/fairness.md, "Receipts");
+        and word that its disputes changed, when they did."""
         table = self.following.table
         seals = table.state.seals if table is not None else ()
         if len(seals) > self.receipts_sent:
             self._post(ReceiptsMessage([receipt_of(self.table_id, sealed)
                                         for sealed in seals[self.receipts_sent:]]))
             self.receipts_sent = len(seals)
+        disputes = table.state.disputes if table is not None else ()
+        told = (len(disputes), sum(d.resolved is not None for d in disputes))
+        if told != self.disputes_told:
+            self._post(DisputesMessage(*told))
+            self.disputes_told = told
 
     async def resume(self, session: SocketSession, version: int) -> None:
         await self.following.resync(

@@ -437,6 +437,14 @@ class ReceiptsMessage(msgspec.Struct, frozen=True, tag="receipts"):
     receipts: list[Receipt]
 
 
+class DisputesMessage(msgspec.Struct, frozen=True, tag="disputes"):
+    """The table's disputes changed (one opened or resolved): how many there
+    are and how many are resolved; the page reads them (GET …/disputes)."""
+
+    count: int
+    resolved: int
+
+
 class KeysDocument(msgspec.Struct, frozen=True):
     """The site's public keys (/.well-known/muggins-keys.json)."""
 
@@ -478,5 +486,5 @@ class DisputeView(msgspec.Struct, frozen=True):
 
 ServerMessage = (
     Welcome | EventMessage | ViewMessage | ErrorMessage | GameStartedMessage | SpectatorsMessage
-    | ReceiptsMessage
+    | ReceiptsMessage | DisputesMessage
 )

@@ -26,6 +26,7 @@ export async function api(path, options = {}) {
   if (!response.ok) {
     const error = new Error((body && (body.detail || body.message)) || `${response.status} ${response.statusText}`);
     error.status = response.status;
+    error.code = body && body.code;
     throw error;
   }
   return body;

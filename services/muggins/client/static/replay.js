@@ -2,6 +2,7 @@
 // replay tool's verdict.  /replay/{table}/{hand}?game=N (game 1 by default).
 import { drawBoard, tileSvg } from "./board.js";
 import { api, el } from "./common.js";
+import { openDisputeDialog, receiptButton } from "./evidence.js";
 import { describeEvent, endPhrase, t, tileText, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -101,7 +102,7 @@ function go(to) {
 }
 
 async function start() {
-  translatePage(show);
+  translatePage(() => { if (replay) showEvidence(); show(); });
   $("first").addEventListener("click", () => go(0));
   $("back").addEventListener("click", () => go(position - 1));
   $("forward").addEventListener("click", () => go(position + 1));
@@ -123,7 +124,23 @@ async function start() {
   }
   $("back-to-table").href = `/play/${encodeURIComponent(tableId)}`;
   $("replay").hidden = false;
+  showEvidence();
   show();
+}
+
+// The hand's receipt, and a dispute for a player who sat at this table in this browser.
+function showEvidence() {
+  let seat = null;
+  try {
+    seat = JSON.parse(localStorage.getItem(`muggins.seat.${tableId}`) || "null");
+  } catch {
+    seat = null;
+  }
+  const sent = el("span", { class: "muted", id: "dispute-sent", "aria-live": "polite" });
+  const dispute = seat && seat.token
+    ? el("button", { type: "button", class: "secondary small", id: "dispute-hand", onclick: () => openDisputeDialog(tableId, seat.token, game, hand, () => { sent.textContent = t("evidence.sent"); }) }, t("evidence.dispute"))
+    : null;
+  $("evidence").replaceChildren(receiptButton(tableId, game, hand), " ", dispute, " ", sent);
 }
 
 start();

@@ -7,6 +7,7 @@
 // the score sheet and the hand's commitment; after a dropped connection it
 // reconnects by itself and asks only for what it missed.
 import { drawBoard, tileSvg } from "./board.js";
+import { fairnessCard, keepReceipts, openDisputeDialog, receiptButton } from "./evidence.js";
 import { api, el, markTouch, playerIdentity, rememberIdentity, rememberName, savedName, sideNames } from "./common.js";
 import { describeEvent, endName, endPhrase, language, t, tileText, translatePage } from "./i18n.js";
 import { playSound, soundSwitch } from "./sounds.js";
@@ -65,6 +66,8 @@ const state = {
   stopped: false,
   chat: [],
   chatIds: new Set(),
+  // The fairness card (receipts kept, disputes): {refresh, disputes}.
+  fairness: null,
 };
 
 function mySeat() {
@@ -368,6 +371,13 @@ function handle(message) {
       break;
     case "hint":
       showHint(message);
+      break;
+    case "receipts":
+      keepReceipts(tableId, message.receipts);
+      state.fairness?.refresh();
+      break;
+    case "disputes":
+      state.fairness?.disputes();
       break;
     case "error":
       if (message.code !== "stale-view") toast(message.message, 4000);
@@ -1017,8 +1027,18 @@ function showResult(event) {
       el("p", {}, el("strong", {}, t("table.seed")), el("br"), el("span", { class: "seed", id: "revealed-seed" }, event.seed)),
       el("p", {}, el("strong", {}, t("table.commitment")), el("br"), el("span", { class: "seed", id: "commitment" }, commitment ?? "")),
       el("p", { class: "muted" }, t("table.commitmentCheck"))),
-    el("p", {}, el("a", { href: `/replay/${encodeURIComponent(tableId)}/${event.hand}?game=${state.game}`, id: "verify-link" }, t("table.verify")))));
+    el("p", {}, el("a", { href: `/replay/${encodeURIComponent(tableId)}/${event.hand}?game=${state.game}`, id: "verify-link" }, t("table.verify"))),
+    handEvidence(event.hand)));
   render();
+}
+
+// A hand's receipt to keep, and (for a player) a way to dispute it.
+function handEvidence(hand) {
+  const game = state.game;
+  const dispute = mode === "play" && state.seat
+    ? el("button", { type: "button", class: "secondary small", id: "dispute-hand", onclick: () => openDisputeDialog(tableId, state.seat.token, game, hand, () => { toast(t("evidence.sent"), 4000); state.fairness?.disputes(); }) }, t("evidence.dispute"))
+    : null;
+  return el("p", { class: "hand-evidence" }, receiptButton(tableId, game, hand), " ", dispute);
 }
 
 function showGameOver(event) {
@@ -1176,6 +1196,7 @@ async function start() {
     showLinks();
     showTitle();
     setUpChat();
+    state.fairness = fairnessCard($("fairness-card"), tableId);
     if (!$("sit").hidden) showSit();
     render();
   };
@@ -1191,6 +1212,7 @@ async function start() {
   showTitle();
   showLinks();
   setUpChat();
+  state.fairness = fairnessCard($("fairness-card"), tableId);
   $("sit-form").addEventListener("submit", sit);
   $("chat-form").addEventListener("submit", sendChat);
   $("rules-button").addEventListener("click", openRules);
