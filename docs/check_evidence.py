@@ -464,6 +464,7 @@ def examine(document: dict[str, Any]) -> Findings:
                        (first, last), checked, problems)
     if not document["receipts"]:
         checked.append("receipts: none in the file")
+    _check_complete(document, at_version, checked, problems)
     if checkpoint is None:
         checked.append("checkpoint: none in the file (no signed checkpoint vouches for the "
                        "links: only the receipts do)")
@@ -708,6 +709,44 @@ def _check_receipt(receipt: dict[str, Any], table: str, keys: dict[str, bytes],
     checked.append(f"receipt for game {receipt['game']} hand {receipt['hand']}: "
                    f"{_show(receipt['stream'])} v{receipt['version']} at position {position}, "
                    f"signed by key {receipt['key_id']} at {receipt['signed_at']}")
+
+
+def _check_complete(document: dict[str, Any],
+                    at_version: dict[tuple[str, int], dict[str, Any]],
+                    checked: list[str], problems: list[str]) -> None:
+    """Check 7: the file holds what it says it holds.  The table stream is
+    exported whole, and each of its HandSealed events is a receipt: every
+    seal must be among the receipts (and every receipt a seal), and the hand
+    end each seal names must be in the file wherever the file covers that
+    game (all games; the game chosen; its hand chosen)."""
+    table, game, hand = document["table"], document["game"], document["hand"]
+    seals = {}
+    for event in document["events"]:
+        if event["stream_id"] == f"{table}-table" and event["event_type"] == "HandSealed":
+            payload = event["payload"]
+            seals[(payload.get("game"), payload.get("hand"))] = payload
+    receipts = {(r["game"], r["hand"]): r for r in document["receipts"]}
+    for key in sorted(set(seals) - set(receipts), key=str):
+        problems.append(f"the table stream seals game {key[0]} hand {key[1]}, but the file "
+                        "holds no receipt for it (a receipt was left out)")
+    for key in sorted(set(receipts) - set(seals), key=str):
+        problems.append(f"the receipt for game {key[0]} hand {key[1]} has no seal in the "
+                        "table stream (the table stream was cut, or the receipt is not "
+                        "of this record)")
+    missing = 0
+    for (sealed_game, sealed_hand), seal in seals.items():
+        if (game is not None and sealed_game != game) or (hand is not None
+                                                          and sealed_hand != hand):
+            continue
+        stream = f"{table}-g{sealed_game}"
+        if (stream, seal.get("version")) not in at_version:
+            missing += 1
+            if missing <= 3:
+                problems.append(f"game {sealed_game} hand {sealed_hand} ended at "
+                                f"{_show(stream)} v{seal.get('version')}, which the file "
+                                "leaves out: its record in the file was cut short")
+    checked.append(f"completeness: {len(seals)} seals in the table stream, each with its "
+                   "receipt, and the hand ends the file covers all in it")
 
 
 def _check_checkpoint(checkpoint: dict[str, Any], keys: dict[str, bytes],

@@ -269,8 +269,27 @@ def test_a_rewritten_history_is_caught_by_the_receipts_and_the_checkpoint(
 
 def test_an_edited_receipt_is_a_forgery(document: dict[str, Any]) -> None:
     document["receipts"][1]["hand"] = 3
-    _only(checker.check(document), "the receipt for game 1 hand 3 is a forgery",
-          "its signature is not the site's")
+    problems = checker.check(document)
+    assert "the receipt for game 1 hand 3 is a forgery" in problems[0]
+    assert "its signature is not the site's" in problems[0]
+    # ... and the file no longer holds what its table stream seals.
+    assert problems[1:] == [
+        "the table stream seals game 1 hand 2, but the file holds no receipt for it (a "
+        "receipt was left out)",
+        "the receipt for game 1 hand 3 has no seal in the table stream (the table stream "
+        "was cut, or the receipt is not of this record)"]
+
+
+def test_a_receipt_or_a_sealed_hand_end_left_out_is_named(document: dict[str, Any]) -> None:
+    left_out = copy.deepcopy(document)
+    left_out["receipts"].pop(0)
+    _only(checker.check(left_out), "seals game 1 hand 1, but the file holds no receipt")
+    cut = copy.deepcopy(document)
+    cut["events"] = [e for e in cut["events"]
+                     if not (e["stream_id"] == GAME and e["event_type"] == "GameEnded")]
+    problems = checker.check(cut)
+    assert any("game 1 hand 2 ended at Tab1x-g1 v8, which the file leaves out" in p
+               for p in problems), problems
 
 
 def test_a_receipt_moved_to_another_event_is_a_forgery(document: dict[str, Any]) -> None:
@@ -361,7 +380,8 @@ def test_a_changed_global_value_is_named(document: dict[str, Any]) -> None:
 def test_chains_start_from_zero(site_key: SiteKey) -> None:
     """A stream's version 1 and the store's position 1 follow 32 zero bytes."""
     rows = _store(HISTORY[3:])  # the table's first event at position 1
-    document = _evidence(rows, site_key, [], _checkpoint(site_key, rows), first=1)
+    document = _evidence(rows, site_key, _receipts(site_key, rows),
+                         _checkpoint(site_key, rows), first=1)
     assert checker.check(document) == []
     document["links"]["previous_global"] = "33" * 32
     problems = checker.check(document)
@@ -496,7 +516,7 @@ def test_the_command_exits_0_1_or_2(good: dict[str, Any], tmp_path: Path) -> Non
     lines = passed.stdout.splitlines()
     assert [line.split(":")[0] for line in lines] == [
         "keys", "stream chains", "links", "global chain", "receipt for game 1 hand 1",
-        "receipt for game 1 hand 2", "checkpoint", "OK"]
+        "receipt for game 1 hand 2", "completeness", "checkpoint", "OK"]
     assert passed.stderr == ""
 
     bad = copy.deepcopy(good)
@@ -505,7 +525,7 @@ def test_the_command_exits_0_1_or_2(good: dict[str, Any], tmp_path: Path) -> Non
     failed = run(_write(tmp_path, bad, "bad.json"))
     assert failed.returncode == 1, failed.stderr
     problems = [line for line in failed.stdout.splitlines() if line.startswith("PROBLEM: ")]
-    assert failed.stdout.splitlines()[-2:] == problems  # the problems come last
+    assert failed.stdout.splitlines()[-len(problems):] == problems  # the problems come last
     assert "event Tab1x-g1 v3 (position 10, TilePlayed)" in problems[0]
     assert problems[1].startswith("PROBLEM: the receipt for game 2 hand 1 is a forgery: "
                                   "its signature is not the site's")

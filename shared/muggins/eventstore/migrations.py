@@ -29,10 +29,11 @@ class MigrationRefused(StoreUnavailable):
     role, say): the message names the role and what to configure."""
 
 
-async def upgrade(pool: asyncpg.Pool) -> list[int]:
-    """Apply every migration not applied yet; return the versions applied now."""
+async def upgrade(pool: asyncpg.Pool, up_to: int | None = None) -> list[int]:
+    """Apply every migration not applied yet (up to version ``up_to``: a
+    benchmark's "before"); return the versions applied now."""
     async with pool.acquire() as connection:
-        return await _upgrade(connection)
+        return await _upgrade(connection, up_to)
 
 
 async def upgrade_at(url: str) -> list[int]:
@@ -44,10 +45,11 @@ async def upgrade_at(url: str) -> list[int]:
         await pool.close()
 
 
-async def _upgrade(connection: asyncpg.pool.PoolConnectionProxy) -> list[int]:
+async def _upgrade(connection: asyncpg.pool.PoolConnectionProxy,
+                   up_to: int | None = None) -> list[int]:
     await connection.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
     try:
-        return await _apply_pending(connection)
+        return await _apply_pending(connection, up_to)
     except asyncpg.InsufficientPrivilegeError as error:
         role = await connection.fetchval("SELECT current_user")
         raise MigrationRefused(
@@ -58,7 +60,8 @@ async def _upgrade(connection: asyncpg.pool.PoolConnectionProxy) -> list[int]:
         await connection.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
 
 
-async def _apply_pending(connection: asyncpg.pool.PoolConnectionProxy) -> list[int]:
+async def _apply_pending(connection: asyncpg.pool.PoolConnectionProxy,
+                         up_to: int | None = None) -> list[int]:
     # Only the owner may create it: a database already up to date asks
     # nothing more of the service's role than reading it.
     if await connection.fetchval("SELECT to_regclass('schema_migrations')") is None:
@@ -73,7 +76,7 @@ async def _apply_pending(connection: asyncpg.pool.PoolConnectionProxy) -> list[i
     )}
     applied = []
     for version, name, path in migration_files(MIGRATIONS):
-        if version in done:
+        if version in done or (up_to is not None and version > up_to):
             continue
         async with connection.transaction():
             await connection.execute(path.read_text())
