@@ -2,7 +2,7 @@
 
     python3 docs/check_evidence.py FILE
 
-The file (``muggins replay export TABLE --evidence``) and the six checks it
+The file (``muggins replay export TABLE --evidence``) and the seven checks it
 must pass are defined in docs/fairness.md, "The evidence file".  This script
 needs nothing but Python 3.11+'s standard library and shares no code with
 the service, so that whoever checks a file need not trust the project's own
@@ -416,7 +416,7 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:76] + "..."
 
 
-# --- The checks (docs/fairness.md, "The evidence file": 1 to 6, in order) ----------------------
+# --- The checks (docs/fairness.md, "The evidence file": 1 to 7, in order) ----------------------
 
 
 class Findings(NamedTuple):
@@ -720,11 +720,17 @@ def _check_complete(document: dict[str, Any],
     end each seal names must be in the file wherever the file covers that
     game (all games; the game chosen; its hand chosen)."""
     table, game, hand = document["table"], document["game"], document["hand"]
-    seals = {}
+    seals: dict[tuple[int, int], dict[str, Any]] = {}
     for event in document["events"]:
         if event["stream_id"] == f"{table}-table" and event["event_type"] == "HandSealed":
             payload = event["payload"]
-            seals[(payload.get("game"), payload.get("hand"))] = payload
+            numbers = [payload.get(key) for key in ("game", "hand", "version")]
+            # type() and not isinstance(): JSON's true is no count.
+            if not all(type(n) is int and n >= 1 for n in numbers):
+                problems.append(f"the HandSealed at {_name(event)} does not name a game, a "
+                                "hand and a version as counts: it is not a seal")
+                continue
+            seals[(payload["game"], payload["hand"])] = payload
     receipts = {(r["game"], r["hand"]): r for r in document["receipts"]}
     for key in sorted(set(seals) - set(receipts), key=str):
         problems.append(f"the table stream seals game {key[0]} hand {key[1]}, but the file "

@@ -874,8 +874,12 @@ def _verify_evidence(table: str | None, receipt: str | None, checkpoint: str | N
                     lines.extend(f"✗ game {one.number}: {p}" for p in game_verdict.problems)
                 lines.extend(f"✗ {p}" for p in (*verdict.store_problems,
                                                 *verdict.seal_problems))
-        for given, problems in await check_receipts(store, table or "", receipts, keys, first) \
-                if receipts else []:
+        checked, on_the_way = await check_receipts(store, table or "", receipts, keys, first) \
+            if receipts else ([], [])
+        if on_the_way:
+            bad = True
+            lines.extend(f"✗ the store's chain: {p}" for p in on_the_way)
+        for given, problems in checked:
             name = f"receipt for game {given.game} hand {given.hand}"
             if problems:
                 bad = True

@@ -157,6 +157,10 @@ class DisputeOpened(Event, frozen=True, kw_only=True):
     game: int
     hand: int
     reason: str
+    #: The receipt the person kept for the hand, as their browser sent it
+    #: (JSON; None: they had none): what they were given, for the operator
+    #: to hold the record to (docs/fairness.md, "Disputes").
+    receipt: str | None = None
 
 
 class DisputeResolved(Event, frozen=True, kw_only=True):
@@ -245,8 +249,8 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     #: Every dispute opened at the table, in order, with its resolution.
     disputes: tuple[DisputeState, ...] = ()
 
-    def hands_sealed(self, game: int) -> int:
-        """The last hand of ``game`` sealed (0: none)."""
+    def last_sealed_hand(self, game: int) -> int:
+        """The number of the last hand of ``game`` sealed (0: none)."""
         for sealed in reversed(self.seals):
             if sealed.game == game:
                 return sealed.hand

@@ -107,6 +107,8 @@ async def test_a_player_keeps_a_receipt_disputes_a_hand_and_reads_the_verdict(
     await expect(disputed.locator("tr.by-person").first).to_be_visible()
     await expect(disputed.locator("tr.by-bot").first).to_be_visible()
     await expect(operator.locator("#operator-receipts li")).to_have_count(1)
+    # The receipt Ana's browser kept went with her dispute, and the record holds to it.
+    await expect(operator.locator("#kept-receipt")).to_contain_text("Signed by the site")
     await expect(operator.locator("#checkpoint-after")).to_contain_text("position")
     await expect(operator.locator("#analysis-summary")).to_contain_text("decisions",
                                                                         timeout=30_000)

@@ -38,7 +38,10 @@ from muggins.table_events import (
     AnyTableEvent,
     BotAtSeat,
     BotTookOver,
+    DisputeOpened,
+    DisputeResolved,
     GameBegun,
+    HandSealed,
     PlayerReturned,
     RematchAsked,
     SeatTaken,
@@ -247,6 +250,13 @@ def every_event_type() -> list[Event]:
         AbsenceDecided(game=1, seats=(0, 2), choice="seat", by_seat=3),
         RematchAsked(seat=3, game=1),
         TableClosed(reason="everyone-left"),
+        HandSealed(game=1, hand=2, version=40, chain="ab" * 32, position=41,
+                   global_chain="cd" * 32, game_over=True,
+                   signed_at="2026-12-01T09:30:00.000123Z", key_id="0123456789abcdef",
+                   signature="ef" * 64),
+        DisputeOpened(dispute=1, seat=0, player_id=str(uuid.uuid4()), name=AWKWARD, game=1,
+                      hand=2, reason=AWKWARD, receipt='{"format": "muggins-receipt"}'),
+        DisputeResolved(dispute=1, verdict="rejected", note=AWKWARD, by=AWKWARD),
     ]
     covered = {type(event) for event in events}
     assert covered == {*get_args(AnyEvent), *get_args(AnyTableEvent)}

@@ -338,7 +338,7 @@ async def test_a_game_tail_deleted_and_everything_recomputed_shows_against_the_r
     assert not (await verdict_of(store, table)).store_problems
     # ... but not against what the players were given.
     receipts = [msgspec.convert(r, Receipt) for r in played.receipts[table]]
-    found = await check_receipts(store, table, receipts, await public_keys(pool), 1)
+    found, _ = await check_receipts(store, table, receipts, await public_keys(pool), 1)
     assert any(problems for _, problems in found)
     result = muggins("replay", "verify", table, "--receipt",
                      str(receipts_file(played, table, tmp_path)), database_url=copy)

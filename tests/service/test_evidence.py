@@ -7,27 +7,47 @@ resolved by an operator."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
 
 from muggins.embedded import EmbeddedNats
+from muggins.evidence.checkpoints import CHECKPOINT_SUBJECT
 from muggins.evidence.documents import Checkpoint, Receipt, check_signature
 from muggins.streams import table_stream
+from muggins.tables.admission import Quota
 from tests.service.client import SeatClient
-from tests.service.conftest import Running, serve
+from tests.service.conftest import FAST, Running, serve
 from tests.service.test_play import create, sit
 
 OPERATOR = "operator-token-for-the-tests-0123456789"
+#: As FAST, and every dispute and evidence file these tests ask for admitted.
+EVERY_REQUEST = dataclasses.replace(FAST, quotas={
+    ("dispute", "address"): Quota(burst=1000, per_minute=1000),
+    ("evidence", "address"): Quota(burst=1000, per_minute=1000)})
+CHECKER = Path(__file__).resolve().parents[2] / "docs" / "check_evidence.py"
 
 
 @pytest.fixture
 async def service(database_url: str, nats_server: EmbeddedNats,
                   tmp_path: Any) -> AsyncIterator[Running]:
-    async with serve(database_url, nats_server.url, checkpoint_interval=0.2,
+    async with serve(database_url, nats_server.url, EVERY_REQUEST, checkpoint_interval=0.2,
                      operator_token=OPERATOR,
+                     signing_key_file=str(tmp_path / "key.pem")) as running:
+        yield running
+
+
+@pytest.fixture
+async def budgeted(database_url: str, nats_server: EmbeddedNats,
+                   tmp_path: Any) -> AsyncIterator[Running]:
+    """The service with the site's own budgets for disputes and evidence files."""
+    async with serve(database_url, nats_server.url, checkpoint_interval=0.2,
                      signing_key_file=str(tmp_path / "key.pem")) as running:
         yield running
 
@@ -87,6 +107,12 @@ async def test_every_seat_keeps_a_signed_receipt_for_every_hand(service: Running
 
 
 async def test_checkpoints_are_signed_while_events_are_written(service: Running) -> None:
+    published: list[bytes] = []
+
+    async def heard(message: Any) -> None:
+        published.append(message.data)
+
+    await service.infra.bus.subscribe(CHECKPOINT_SUBJECT, heard)
     await create(service, preset="playelephant", seats=2, bots=[{"seat": 1}])
     deadline = asyncio.get_running_loop().time() + 20
     while (latest := await service.http.get("/checkpoints/latest")).status_code != 200:
@@ -105,12 +131,42 @@ async def test_checkpoints_are_signed_while_events_are_written(service: Running)
         assert answer.status_code in (400, 404), (bad, answer.text)
     future = await service.http.get(f"/checkpoints/{checkpoint.position + 10_000}")
     assert future.status_code == 404 and future.json()["code"] == "no-checkpoint"
+    # Published on NATS as they are signed.
+    while not published:
+        assert asyncio.get_running_loop().time() < deadline + 20
+        await asyncio.sleep(0.05)
+    check_signature(msgspec.json.decode(published[0], type=Checkpoint), keys)
+
+
+async def test_a_new_key_signs_from_then_on_and_what_the_old_one_signed_still_checks(
+        database_url: str, nats_server: EmbeddedNats, tmp_path: Any) -> None:
+    signed: list[Checkpoint] = []
+    for name in ("old.pem", "new.pem"):
+        async with serve(database_url, nats_server.url, checkpoint_interval=0.1,
+                         signing_key_file=str(tmp_path / name)) as running:
+            await create(running, preset="playelephant", seats=2, bots=[{"seat": 1}])
+            deadline = asyncio.get_running_loop().time() + 20
+            while True:
+                answer = await running.http.get("/checkpoints/latest")
+                if answer.status_code == 200:
+                    found = msgspec.convert(answer.json(), Checkpoint)
+                    if not signed or found.key_id != signed[0].key_id:
+                        signed.append(found)
+                        break
+                assert asyncio.get_running_loop().time() < deadline
+                await asyncio.sleep(0.05)
+            listed = (await running.http.get("/.well-known/muggins-keys.json")).json()
+    keys = site_keys(running, listed)
+    assert len(keys) == 2 and signed[0].key_id != signed[1].key_id
+    for checkpoint in signed:  # both verifiable with the keys served after the rotation
+        check_signature(checkpoint, keys)
 
 
 async def test_a_dispute_is_opened_refused_when_it_must_be_and_resolved(
     service: Running
 ) -> None:
     table_id, token, player = await a_finished_game(service)
+    kept = await every_receipt(player)
     await player.close()
     http = service.http
     path = f"/tables/{table_id}/disputes"
@@ -123,13 +179,22 @@ async def test_a_dispute_is_opened_refused_when_it_must_be_and_resolved(
         ({"token": token, "game": 1, "hand": 1, "reason": "y" * 501}, 400, "bad-request"),
         ({"token": token, "game": 1, "hand": 1, "reason": "y", "extra": 1}, 400, "bad-request"),
         ({"token": token, "game": "1", "hand": 1, "reason": "y"}, 400, "bad-request"),
+        ({"token": token, "game": 1, "hand": 1, "reason": "bad\x1b[31m red"}, 400,
+         "bad-request"),
+        ({"token": token, "game": 1, "hand": 1, "reason": "y", "receipt": {"x": 1}}, 400,
+         "bad-request"),
+        ({"token": token, "game": 1, "hand": 1, "reason": "y", "receipt": kept[-1]}, 400,
+         "bad-request") if len(kept) > 1 else
+        ({"token": token, "game": 1, "hand": 2, "reason": "y", "receipt": kept[0]}, 400,
+         "bad-request"),
     ]
     for body, status, code in refusals:
         answer = await http.post(path, json=body)
         assert answer.status_code == status and answer.json()["code"] == code, (body, answer.text)
     assert await table_version(service, table_id) == before  # nothing written
     opened = await http.post(path, json={"token": token, "game": 1, "hand": 1,
-                                         "reason": "the  bot  knew my tiles"})
+                                         "reason": "the  bot  knew my tiles",
+                                         "receipt": kept[0]})
     assert opened.status_code == 201, opened.text
     dispute = opened.json()
     assert dispute["reason"] == "the bot knew my tiles" and dispute["name"] == "Ana"
@@ -159,6 +224,10 @@ async def test_a_dispute_is_opened_refused_when_it_must_be_and_resolved(
     disputed = next(h for h in file["hands"] if h["disputed"])
     assert {move["by"] for move in disputed["moves"]} >= {"person", "bot", "table"}
     assert file["receipts"] and file["checkpoint_after"] is not None
+    # The receipt the player kept went with the dispute, and holds.
+    assert file["dispute"]["receipt"] == kept[0]
+    assert file["kept_receipt"][0] == "" and "what the player was given" in \
+        file["kept_receipt"][1]
     missing = await http.get(f"/operator/api/disputes/{table_id}/99", headers=operator)
     assert missing.status_code == 404 and missing.json()["code"] == "no-such-dispute"
 
@@ -179,3 +248,44 @@ async def test_a_dispute_is_opened_refused_when_it_must_be_and_resolved(
     assert twice.status_code == 409 and twice.json()["code"] == "already-resolved"
     public = (await http.get(path)).json()
     assert public[0]["verdict"] == "rejected" and public[0]["note"].startswith("The deal")
+
+
+async def test_anyone_downloads_a_hands_evidence_file_and_checks_it_offline(
+        service: Running, tmp_path: Any) -> None:
+    table_id, _, player = await a_finished_game(service)
+    await player.close()
+    deadline = asyncio.get_running_loop().time() + 20
+    while True:  # a checkpoint past the game, so that the file links to one
+        answer = await service.http.get(f"/tables/{table_id}/evidence?game=1&hand=1")
+        assert answer.status_code == 200, answer.text
+        if answer.json()["checkpoint"] is not None:
+            break
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.2)
+    assert "attachment" in answer.headers["content-disposition"]
+    path = tmp_path / "evidence.json"
+    path.write_bytes(answer.content)
+    checked = subprocess.run([sys.executable, "-I", "-S", str(CHECKER), str(path)],
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    for query, status in (("game=0", 404), ("game=1&hand=0", 404), ("game=x", 400),
+                          ("game=9", 404), ("game=1&hand=999", 404), ("hand=1", 400)):
+        refused = await service.http.get(f"/tables/{table_id}/evidence?{query}")
+        assert refused.status_code == status, (query, refused.text)
+    missing = await service.http.get("/tables/Nosuch123/evidence")
+    assert missing.status_code == 404 and missing.json()["code"] == "no-such-table"
+
+
+async def test_a_flood_of_evidence_files_or_disputes_costs_the_flooder(
+        budgeted: Running) -> None:
+    service = budgeted
+    table_id, token, player = await a_finished_game(service)
+    await player.close()
+    answers = [await service.http.get(f"/tables/{table_id}/evidence") for _ in range(6)]
+    assert answers[-1].status_code == 429, [a.status_code for a in answers]
+    assert answers[-1].json()["code"] == "evidence-rate-limited"
+    assert "retry-after" in answers[-1].headers
+    refusals = [await service.http.post(f"/tables/{table_id}/disputes", json={
+        "token": token, "game": 1, "hand": 1, "reason": "x"}) for _ in range(7)]
+    codes = [r.json().get("code") for r in refusals]
+    assert refusals[0].status_code == 201 and "dispute-rate-limited" in codes, codes

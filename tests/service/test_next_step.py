@@ -131,8 +131,11 @@ def test_an_ended_hand_is_sealed_before_anything_else_happens() -> None:
     assert next_step(table(sealed(2, game=0)), between, 0.5, TIMINGS) == Step("seal", 0.0)
     over = msgspec.structs.replace(between, phase="game-over")
     assert next_step(table(), over, 0.0, TIMINGS) == Step("seal", 0.0)
-    # A closed table seals nothing more.
-    assert next_step(table(TableClosed(reason="abandoned")), over, 0.0, TIMINGS) is None
+    # A table closed just after a hand ended (the game ended by a choice)
+    # still seals that hand; then nothing is due there again.
+    closed = TableClosed(reason="abandoned")
+    assert next_step(table(closed), over, 0.0, TIMINGS) == Step("seal", 0.0)
+    assert next_step(table(closed, sealed(2)), over, 0.0, TIMINGS) is None
 
 
 def test_a_person_on_turn_has_the_clock_a_bot_its_pause() -> None:

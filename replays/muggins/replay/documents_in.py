@@ -1,5 +1,6 @@
-"""Reading the site's signed documents and keys from where a person keeps
-them: a file, or an address of the site (``https://…/checkpoints/latest``)."""
+"""Reading signed documents and keys from a file or the site's address.
+
+Where a person keeps them: a file, or an address of the site (``https://…/checkpoints/latest``)."""
 
 from __future__ import annotations
 

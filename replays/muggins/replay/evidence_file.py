@@ -1,6 +1,8 @@
-"""The evidence file: one JSON file for a hand, a game or a table that anyone
-can check offline, chains, signatures and all (docs/fairness.md, "The
-evidence file"; docs/check_evidence.py checks it with nothing but Python)."""
+"""The evidence file of a hand, a game or a table, for anyone to check offline.
+
+One JSON file that anyone can check offline, chains, signatures and all
+(docs/fairness.md, "The evidence file"; docs/check_evidence.py checks it with
+nothing but Python)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,9 @@ import msgspec
 from muggins.eventstore.store import GENESIS_CHAIN, EventStore, RecordedEvent, recorded_at_text
 from muggins.evidence.checkpoints import checkpoint_at_or_after, site_keys
 from muggins.evidence.documents import Checkpoint, Receipt
-from muggins.evidence.receipts import receipt_of
+from muggins.evidence.receipts import receipts_of
 from muggins.replay.record import RecordError, hands_of
 from muggins.replay.source import TableRecord, load_table_record
-from muggins.table_events import HandSealed, table_event_decoder
 
 EVIDENCE_FORMAT = "muggins-evidence"
 EVIDENCE_FORMAT_VERSION = 1
@@ -107,7 +108,8 @@ async def export_evidence(store: EventStore, table: str, game: int | None = None
     links = await store.chain_links(first, last)
     positions = [position for position, _, _ in links]
     if positions != list(range(first, last + 1)):
-        missing = next(p for p in range(first, last + 1) if p not in set(positions))
+        present = set(positions)
+        missing = next(p for p in range(first, last + 1) if p not in present)
         raise RecordError(f"position {missing} holds no event: the store has a gap there, so "
                           "no evidence file can link the table to a checkpoint (run "
                           "`muggins replay verify --store`)")
@@ -124,14 +126,12 @@ async def export_evidence(store: EventStore, table: str, game: int | None = None
             chain=(e.chain or b"").hex(), global_chain=(e.global_chain or b"").hex())
         for e, previous in chosen
     ]
-    seals = [table_event_decoder.decode(e.payload) for e in record.table_events
-             if e.event_type == HandSealed.__name__]
     return Evidence(
         table=record.table, game=game, hand=hand,
         exported_at=recorded_at_text(datetime.datetime.now(datetime.UTC)),
         events=events,
         links=Links(first, before.hex(), [chain.hex() for _, chain, _ in links]),
-        receipts=[receipt_of(record.table, s) for s in seals if isinstance(s, HandSealed)],
+        receipts=receipts_of(record.table, record.table_events),
         checkpoint=checkpoint,
         keys=[EvidenceKey(k.key_id, k.public_key) for k in await site_keys(store.pool)],
     )

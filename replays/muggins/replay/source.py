@@ -93,7 +93,13 @@ def stored_events(recorded: Sequence[RecordedEvent]) -> list[StoredEvent]:
             chain=r.chain.hex(),
             payload=r.payload,
         )
-        entries.append(StoredEvent(r.stream_version, r.event(), fields))
+        try:
+            event = r.event()
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            raise RecordError(
+                f"{r.stream_id} version {r.stream_version} ({r.event_type}) is no longer an "
+                f"event at all: its stored payload was changed ({error})") from None
+        entries.append(StoredEvent(r.stream_version, event, fields))
         previous = r.chain
     return entries
 

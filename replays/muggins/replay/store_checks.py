@@ -1,7 +1,8 @@
-"""Holding the store to what the site signed: the whole store's chains
-recomputed (up to a checkpoint, or all of it), and players' receipts and kept
-checkpoints checked against what is stored now (docs/fairness.md, "Signed
-checkpoints", "Receipts")."""
+"""Holding the store to what the site signed: checkpoints and receipts.
+
+The whole store's chains recomputed (up to a checkpoint, or all of it), and
+players' receipts and kept checkpoints checked against what is stored now
+(docs/fairness.md, "Signed checkpoints", "Receipts")."""
 
 from __future__ import annotations
 
@@ -10,14 +11,7 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from muggins.eventstore.store import (
-    GENESIS_CHAIN,
-    EventStore,
-    chain_link,
-    event_digest,
-    global_link,
-    recorded_at_text,
-)
+from muggins.eventstore.store import GENESIS_CHAIN, EventStore, global_link, recomputed_chain
 from muggins.evidence.checkpoints import checkpoint_at_or_before
 from muggins.evidence.documents import Checkpoint, Forgery, Receipt, check_signature
 from muggins.evidence.signing import PublicKeys
@@ -131,16 +125,7 @@ async def verify_whole_store(store: EventStore, last: int | None = None,
             if entry.stream_version != version + 1:
                 report.problem(f"{name}: the stream's version {version + 1} is missing or "
                                "repeated")
-            try:
-                link = chain_link(previous, event_digest(
-                    stream_id=entry.stream_id, stream_version=entry.stream_version,
-                    event_type=entry.event_type, payload=bytes(entry.payload),
-                    audience=entry.audience, actor=entry.actor,
-                    correlation_id=entry.correlation_id, causation_id=entry.causation_id,
-                    event_id=entry.event_id), entry.position, recorded_at_text(entry.recorded_at))
-            except (ValueError, msgspec.DecodeError):
-                link = None
-            if link != entry.chain:
+            if recomputed_chain(entry, previous) != entry.chain:
                 report.problem(f"{name} is changed: its stored fields do not give its chain "
                                "value")
             chain = entry.chain or GENESIS_CHAIN
@@ -173,7 +158,9 @@ async def check_checkpoint(store: EventStore, checkpoint: Checkpoint, keys: Publ
     if from_position is None:
         report = await verify_whole_store(store, checkpoint.position)
     else:
-        first, previous = await trusted_start(store, from_position, keys)
+        # From a trusted point before both the table and the kept checkpoint.
+        first, previous = await trusted_start(
+            store, min(from_position, checkpoint.position), keys)
         report = await recompute_global(store, first, previous, checkpoint.position,
                                         at=[checkpoint.position])
     problems = list(report.problems)
@@ -189,10 +176,12 @@ async def check_checkpoint(store: EventStore, checkpoint: Checkpoint, keys: Publ
 
 
 async def check_receipts(store: EventStore, table: str, receipts: Sequence[Receipt],
-                         keys: PublicKeys, table_first: int) -> list[tuple[Receipt, list[str]]]:
-    """Each receipt against the store: its signature, the event it names, and
-    the global chain recomputed (from the newest trusted checkpoint before the
-    table's first event) through its position."""
+                         keys: PublicKeys, table_first: int
+                         ) -> tuple[list[tuple[Receipt, list[str]]], list[str]]:
+    """Each receipt against the store (its signature, the event it names, and
+    the global chain recomputed through its position from the newest trusted
+    checkpoint before the table's first event), and what that recomputation
+    found wrong on the way, whichever receipt it touches."""
     found: list[tuple[Receipt, list[str]]] = []
     good: list[Receipt] = []
     for receipt in receipts:
@@ -225,16 +214,19 @@ async def check_receipts(store: EventStore, table: str, receipts: Sequence[Recei
         found.append((receipt, problems))
         if not problems:
             good.append(receipt)
+    on_the_way: list[str] = []
     if good:
-        first, previous = await trusted_start(store, table_first, keys)
+        first, previous = await trusted_start(
+            store, min(table_first, *(r.position for r in good)), keys)
         report = await recompute_global(store, first, previous,
                                         max(r.position for r in good),
                                         at=[r.position for r in good])
+        on_the_way = list(report.problems)
         for index, (receipt, problems) in enumerate(found):
             value = report.computed.get(receipt.position)
             if receipt in good and (value is None or value.hex() != receipt.global_chain):
-                found[index] = (receipt, [*problems, *report.problems[:3],
+                found[index] = (receipt, [*problems,
                                           "the store's chain, recomputed from the last "
                                           "checkpoint before the table, does not reach the "
                                           "receipt's value: the history was rewritten"])
-    return found
+    return found, on_the_way

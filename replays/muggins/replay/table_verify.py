@@ -1,9 +1,11 @@
-"""Checking a table whole: its table stream, its chat and every game, each
-stream's hash chain, the whole store's chain around the table's events, and
-the seals by which the table stream vouches for its games (docs/fairness.md,
-"The streams vouch for each other").  Pure: it reads what was loaded
-(muggins.replay.source.load_table_record) and says what it found, naming the first bad
-event of each stream."""
+"""Checking a table whole: every stream of it, and what vouches for each.
+
+Its table stream, its chat and every game, each stream's hash chain, the whole
+store's chain around the table's events, and the seals by which the table
+stream vouches for its games (docs/fairness.md, "The streams vouch for each
+other"). Pure: it reads what was loaded
+(muggins.replay.source.load_table_record) and says what it found, naming the
+first bad event of each stream."""
 
 from __future__ import annotations
 
@@ -11,14 +13,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from muggins.eventstore.store import (
-    GENESIS_CHAIN,
-    RecordedEvent,
-    chain_link,
-    event_digest,
-    global_link,
-    recorded_at_text,
-)
+from muggins.eventstore.store import GENESIS_CHAIN, RecordedEvent, global_link, recomputed_chain
 from muggins.evidence.documents import Forgery, check_signature
 from muggins.evidence.receipts import receipt_of
 from muggins.evidence.signing import PublicKeys
@@ -65,18 +60,7 @@ def check_raw_stream(recorded: Sequence[RecordedEvent], name_of: str) -> list[Pr
                    else "is repeated or out of order")
             return [Problem(f"{name_of} version {expected} {gap}: the stream goes on with "
                             f"version {entry.stream_version} ({entry.event_type})")]
-        try:
-            digest = event_digest(
-                stream_id=entry.stream_id, stream_version=entry.stream_version,
-                event_type=entry.event_type, payload=bytes(entry.payload),
-                audience=entry.audience, actor=entry.actor,
-                correlation_id=entry.correlation_id, causation_id=entry.causation_id,
-                event_id=entry.event_id)
-            link = chain_link(previous, digest, entry.position,
-                              recorded_at_text(entry.recorded_at))
-        except (ValueError, msgspec.DecodeError):
-            link = None
-        if link != entry.chain:
+        if recomputed_chain(entry, previous) != entry.chain:
             return [Problem(
                 f"{entry.event_type} at {name_of} version {entry.stream_version} is the first "
                 "changed event: its stored fields do not give the hash chain value it was "

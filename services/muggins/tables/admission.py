@@ -12,6 +12,8 @@ Costly work is anything a request makes the site spend CPU or storage on:
   (bot_workers.SpareTimeWorker); each is thought once and kept, so asking
   again is a read (muggins.tables.hints, muggins.tables.analysis);
 * a **chat line**: a row kept for ever and sent to every reader;
+* a **dispute** (an event kept for good) and an **evidence file** (a
+  table's every stream and the store's chain values, read and encoded);
 * a new **socket** (a WebSocket or an event stream): a seat's hello, the
   table's follower joined, subscriptions, presence written and unwritten;
   a client that opens one for each request pays per socket
@@ -42,7 +44,7 @@ from prometheus_client import Counter
 from muggins.tables.errors import Refusal
 
 Work = Literal["socket", "hint", "analysis", "analysis-request", "chat-seat",
-               "chat-spectator"]
+               "chat-spectator", "dispute", "evidence"]
 PayerKind = Literal["seat", "identity", "address", "table", "socket"]
 
 COSTLY_WORK = Counter("muggins_costly_work_total",
@@ -84,6 +86,11 @@ QUOTAS: dict[tuple[Work, PayerKind], Quota] = {
     ("chat-spectator", "address"): Quota(burst=3, per_minute=6),
     #: Every spectator of a table together: the players' talk is not drowned.
     ("chat-spectator", "table"): Quota(burst=4, per_minute=8),
+    #: A dispute is an event kept for good: a person disputes a hand or two.
+    ("dispute", "address"): Quota(burst=5, per_minute=10),
+    #: An evidence file reads a table's every stream and the store's chain
+    #: values between: a few a minute.
+    ("evidence", "address"): Quota(burst=4, per_minute=6),
 }
 
 #: Budgets remembered at once; the least recently used are forgotten (a
@@ -99,7 +106,8 @@ class Throttled(Refusal):
 
     def __init__(self, work: Work, payer: PayerKind, retry_after: float) -> None:
         noun = {"hint": "hints", "analysis": "analyses", "socket": "new connections",
-                "analysis-request": "analysis requests"}.get(work, "messages")
+                "analysis-request": "analysis requests", "dispute": "disputes",
+                "evidence": "evidence files"}.get(work, "messages")
         whose = {"seat": "this seat", "identity": "you", "address": "your address",
                  "table": "this table's spectators", "socket": "you"}[payer]
         wait = max(1, round(retry_after))

@@ -109,8 +109,9 @@ async def log_bug(error: BaseException, scope: Scope) -> None:
     if isinstance(error, HTTPException) and (error.status_code < 500
                                              or error.status_code == 503):
         return  # a refusal, or "unavailable, try again" said on purpose
-    if isinstance(error, (*TRANSIENT, RecursionError, WebSocketDisconnect)):
-        return
+    if isinstance(error, (*TRANSIENT, RecursionError, WebSocketDisconnect, NoSuchTable,
+                          NoSuchHand)):
+        return  # an outage, or an id of no table or hand: answered 503 or 404
     log.error("a request failed with an error that is not an outage", path=scope.get("path"),
               error=repr(error), exc_info=error)
 

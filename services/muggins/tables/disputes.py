@@ -1,4 +1,5 @@
 """Disputes: a seated person says a hand was not fair; an operator answers.
+
 Both are events of the table stream (DisputeOpened, DisputeResolved); this
 module decides who may do which, once, for the HTTP handlers, the page and
 ``muggins dispute`` alike (docs/fairness.md, "Disputes")."""
@@ -13,8 +14,10 @@ import asyncpg
 import msgspec
 
 from muggins.eventstore.store import ConcurrencyError, EventStore
+from muggins.evidence.documents import Receipt
+from muggins.rules.events import GameStarted
 from muggins.sql import load_queries
-from muggins.streams import parse_table_stream, table_stream
+from muggins.streams import game_stream, parse_table_stream, table_stream
 from muggins.table_events import (
     MAX_DISPUTE_REASON,
     MAX_RESOLUTION_NOTE,
@@ -32,6 +35,7 @@ from muggins.tables.errors import (
     BadToken,
     HandNotFound,
     NoSuchDispute,
+    TableBusy,
 )
 from muggins.tables.protocol import DisputeView
 from muggins.tables.seating import Seating
@@ -43,11 +47,15 @@ MAX_OPERATOR_NAME = 80
 
 
 def checked_text(text: str, longest: int, what: str) -> str:
+    """``text`` with its white space folded: BadRequest if it is empty, too
+    long, or holds control characters (an operator's terminal shows it)."""
     cleaned = " ".join(text.split())
     if not cleaned:
         raise BadRequest(f"the {what} is empty: say in a few words what is wrong")
     if len(cleaned) > longest:
         raise BadRequest(f"the {what} is {len(cleaned)} characters long: at most {longest}")
+    if not cleaned.isprintable():
+        raise BadRequest(f"the {what} holds control characters: plain text only")
     return cleaned
 
 
@@ -57,10 +65,16 @@ class Disputes:
         self.commands = commands
 
     async def open(self, table_id: str, token: str, game: int, hand: int,
-                   reason: str) -> DisputeState:
-        """Dispute hand ``hand`` of game ``game`` as the seat ``token`` holds.
-        Refusals change nothing: BadToken (not a seat of this table),
-        HandNotFound (not played, or not over), AlreadyDisputed, BadRequest."""
+                   reason: str, receipt: Receipt | None = None) -> DisputeState:
+        """Dispute hand ``hand`` of game ``game`` as the seat ``token`` holds,
+        with the receipt the player kept for it (recorded with the dispute:
+        what they were given, checked against the record by the operator).
+        Refusals change nothing: BadToken (not a seat of this table, or not
+        of this person in that game), HandNotFound (not played, or not over),
+        AlreadyDisputed, BadRequest (a bad reason, a receipt of another hand)."""
+        if receipt is not None and (receipt.table, receipt.game, receipt.hand) != \
+                (table_id, game, hand):
+            raise BadRequest("the receipt sent is not this hand's")
         text = checked_text(reason, MAX_DISPUTE_REASON, "reason")
         seat = await self.seating.seat_for_token(table_id, token)
         for _ in range(ATTEMPTS):
@@ -74,15 +88,29 @@ class Disputes:
             if state is None or hand > state.hands_played:
                 raise HandNotFound(f"hand {hand} of game {game} has not ended: a hand can be "
                                    "disputed once it is over and its seed revealed")
+            if not await self._played(table_id, game, seat, player_id):
+                raise BadToken(f"you did not sit at this table in game {game}: only its "
+                               "players may dispute its hands")
             if any(d.opened.player_id == player_id and d.opened.game == game
                    and d.opened.hand == hand for d in table.state.disputes):
                 raise AlreadyDisputed(f"you have disputed hand {hand} of game {game} already")
             try:
-                updated = await self.seating.open_dispute(table, seat, game, hand, text)
+                updated = await self.seating.open_dispute(
+                    table, seat, game, hand, text,
+                    msgspec.json.encode(receipt).decode() if receipt is not None else None)
             except ConcurrencyError:
                 continue  # the table moved on: judged again on what it is now
             return updated.state.disputes[-1]
-        raise ConcurrencyError(table_id, -1, "the table kept changing; try again")
+        raise TableBusy("the table kept changing meanwhile; nothing was written: try again")
+
+    async def _played(self, table_id: str, game: int, seat: int, player_id: str) -> bool:
+        """Whether ``player_id`` sat in ``seat`` in game ``game`` (its GameStarted says)."""
+        first = await self.seating.store.stream_event(game_stream(table_id, game), 1)
+        if first is None:
+            return False
+        started = first.event()
+        return isinstance(started, GameStarted) and any(
+            p.seat == seat and p.player_id == player_id for p in started.players)
 
     async def resolve(self, table_id: str, number: int, verdict: Verdict, note: str,
                       by: str) -> DisputeState:
@@ -101,7 +129,17 @@ class Disputes:
             except ConcurrencyError:
                 continue
             return dispute_of(updated.state.disputes, number)
-        raise ConcurrencyError(table_id, -1, "the table kept changing; try again")
+        raise TableBusy("the table kept changing meanwhile; nothing was written: try again")
+
+
+def kept_receipt(opened: DisputeOpened) -> Receipt | None:
+    """The receipt the person sent with their dispute (None: none, or not one)."""
+    if opened.receipt is None:
+        return None
+    try:
+        return msgspec.json.decode(opened.receipt, type=Receipt)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 def dispute_of(disputes: tuple[DisputeState, ...], number: int) -> DisputeState:
@@ -122,12 +160,16 @@ def dispute_views(found: Sequence[tuple[str, bytes, datetime.datetime]]
         table_id = parse_table_stream(stream)
         if table_id is None:
             continue
-        event = table_event_decoder.decode(payload)
+        try:
+            event = table_event_decoder.decode(payload)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue  # a changed event: replay verify names it; the others are listed
+
         when = at.astimezone(datetime.UTC).isoformat()
         if isinstance(event, DisputeOpened):
             views[(table_id, event.dispute)] = DisputeView(
                 table_id, event.dispute, event.seat, event.name, event.game, event.hand,
-                event.reason, when)
+                event.reason, when, receipt=kept_receipt(event))
         elif isinstance(event, DisputeResolved) and (table_id, event.dispute) in views:
             views[(table_id, event.dispute)] = msgspec.structs.replace(
                 views[(table_id, event.dispute)], verdict=event.verdict, note=event.note,
@@ -142,6 +184,7 @@ async def table_disputes(store: EventStore, table_id: str) -> list[DisputeView]:
 
 
 async def every_dispute(pool: asyncpg.Pool, limit: int = 10_000) -> list[DisputeView]:
-    rows = await pool.fetch(QUERIES["disputes"], limit)
+    """The newest disputes of every table (their ``limit`` newest events), oldest first."""
+    rows = list(reversed(await pool.fetch(QUERIES["disputes"], limit)))
     return dispute_views([(row["stream_id"], row["payload"].encode(),
                            row["recorded_at"]) for row in rows])

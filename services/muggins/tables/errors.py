@@ -160,6 +160,14 @@ class AlreadyDisputed(Refusal):
     status = 409
 
 
+class TableBusy(Refusal):
+    """Others kept changing the table while a change was tried: nothing was
+    written; the same request again will do."""
+
+    code = "busy"
+    status = 409
+
+
 class NoSuchDispute(Refusal, LookupError):
     code = "no-such-dispute"
     status = 404

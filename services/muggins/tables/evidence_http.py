@@ -1,23 +1,30 @@
-"""Thin HTTP handlers for what holds the site to its record: its public keys,
-its signed checkpoints, a table's receipts, and disputes (opened by a seated
-person; listed, read and resolved by operators).  Each id is checked at the
-edge; each refusal is a 4xx with a stable code and writes nothing."""
+"""Thin HTTP handlers for the site's keys, checkpoints, receipts and disputes.
+
+What holds the site to its record: its public keys, its signed checkpoints, a
+table's receipts, and disputes (opened by a seated person; listed, read and
+resolved by operators). Each id is checked at the edge; each refusal is a 4xx
+with a stable code and writes nothing."""
 
 from __future__ import annotations
 
 import asyncio
 import secrets
 
-from litestar import Request, get, post
+from litestar import Request, Response, get, post
 from litestar.exceptions import HTTPException
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, FromQuery, JSONBody
 
 from muggins import streams
 from muggins.evidence.checkpoints import checkpoint_at_or_after, latest_checkpoint, site_keys
 from muggins.evidence.documents import Checkpoint, Receipt
 from muggins.evidence.receipts import receipt_of
+from muggins.replay.evidence_file import encode_evidence, export_evidence
+from muggins.replay.record import RecordError
+from muggins.tables.admission import Payer, Throttled
+from muggins.tables.analysis import REFUSED_WAIT
+from muggins.tables.client_address import client_address
 from muggins.tables.disputes import dispute_of, every_dispute, table_disputes
-from muggins.tables.errors import NotAnOperator, Refusal
+from muggins.tables.errors import BadRequest, NotAnOperator, Refusal
 from muggins.tables.http import refused, runtime_of, strictly
 from muggins.tables.operator_view import DisputeFile, dispute_file
 from muggins.tables.protocol import (
@@ -84,20 +91,67 @@ async def list_table_disputes(request: Request,  # type: ignore[type-arg]
     return await table_disputes(runtime.infra.store, checked)
 
 
+async def throttled(error: Throttled) -> HTTPException:
+    """A spent budget as a 429 with Retry-After, after a short wait (a client
+    asking again at once, without end, asks a few times a second, not hundreds)."""
+    await asyncio.sleep(min(error.retry_after, REFUSED_WAIT))
+    return HTTPException(status_code=429, detail=str(error), extra={"code": error.code},
+                         headers={"Retry-After": str(max(1, round(error.retry_after)))})
+
+
 @post("/tables/{table_id:str}/disputes", status_code=201,
-      summary="Dispute a finished hand (a seated person, with their seat's token)")
+      summary="Dispute a finished hand (a seated person, with their seat's token)",
+      description="With the receipt the page kept for the hand.  A few a minute per "
+                  "address (429 with Retry-After beyond).")
 async def open_dispute(request: Request, table_id: FromPath[str],  # type: ignore[type-arg]
                        data: JSONBody[OpenDispute]) -> DisputeView:
     runtime = runtime_of(request)
     data = await strictly(request, OpenDispute)
     checked = streams.table_id(table_id)
     try:
+        runtime.admission.admit("dispute", [Payer("address", client_address(request))])
+    except Throttled as error:
+        raise await throttled(error) from None
+    try:
         opened = await runtime.disputes.open(checked, data.token, data.game, data.hand,
-                                             data.reason)
+                                             data.reason, data.receipt)
     except Refusal as error:
         raise refused(error) from None
     views = await table_disputes(runtime.infra.store, checked)
     return next(v for v in views if v.dispute == opened.opened.dispute)
+
+
+@get("/tables/{table_id:str}/evidence",
+     summary="The evidence file of a table, a game or a hand, for anyone to check offline",
+     description="docs/fairness.md, \"The evidence file\"; checked by "
+                 "docs/check_evidence.py.  A few a minute per address (429 beyond).")
+async def evidence_file(request: Request, table_id: FromPath[str],  # type: ignore[type-arg]
+                        game: FromQuery[int | None] = None,
+                        hand: FromQuery[int | None] = None) -> Response[bytes]:
+    runtime = runtime_of(request)
+    checked = streams.table_id(table_id)
+    if hand is not None and game is None:
+        raise refused(BadRequest("a hand is named with its game: ?game=N&hand=N"))
+    if game is not None:
+        streams.hand_ref(checked, game, hand or 1)  # NoSuchHand: 404 for numbers out of range
+    try:
+        runtime.admission.admit("evidence", [Payer("address", client_address(request))])
+    except Throttled as error:
+        raise await throttled(error) from None
+    try:
+        evidence = await export_evidence(runtime.infra.store, checked, game, hand)
+    except RecordError as error:
+        text = str(error)
+        code, status = (("no-such-table", 404) if text.startswith("there is no table")
+                        else ("no-such-hand", 404) if "has no game" in text
+                        or "has no finished hand" in text
+                        else ("no-evidence", 409))  # a gap in the store: it cannot be linked
+        raise HTTPException(status_code=status, detail=text, extra={"code": code}) from None
+    body = await asyncio.to_thread(encode_evidence, evidence)
+    scope = "".join(f"-{letter}{number}" for letter, number in (("g", game), ("h", hand))
+                    if number is not None)
+    return Response(body, media_type="application/json", headers={
+        "Content-Disposition": f'attachment; filename="muggins-{checked}{scope}-evidence.json"'})
 
 
 # ---------------------------------------------------------------- operators
@@ -157,7 +211,7 @@ async def resolve_dispute(request: Request, table_id: FromPath[str],  # type: ig
 
 
 EVIDENCE_READERS = [signing_keys, newest_checkpoint, checkpoint_at, table_receipts,
-                    list_table_disputes, operator_disputes, operator_dispute]
+                    list_table_disputes, evidence_file, operator_disputes, operator_dispute]
 EVIDENCE_WRITERS = [open_dispute, resolve_dispute]
 
 

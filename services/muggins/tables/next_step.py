@@ -63,17 +63,19 @@ def next_step(table: TableState, game: GameState | None, waited: float,
               timings: Timings) -> Step | None:
     """The table's next step, ``waited`` seconds after its turn began
     (turn_began; for a table still waiting for people, after its last
-    event); None when it is closed: nothing is ever due there again."""
+    event); None when it is closed (and its last hand sealed): nothing is
+    ever due there again."""
+    if game is not None and game.hands_played > table.last_sealed_hand(table.game):
+        # A hand ended: its record is sealed in the table stream, and every
+        # seat given its receipt, before anything else happens at the table
+        # (a table closed meanwhile, by a choice to end the game, too).
+        return Step("seal", 0.0)
     if table.closed is not None:
         return None
     if table.game == 0:
         return Step("close", timings.idle_close - waited, reason="idle")
     if game is None:
         return Step("start-game", 0.0)
-    if game.hands_played > table.hands_sealed(table.game):
-        # A hand ended: its record is sealed in the table stream, and every
-        # seat given its receipt, before anything else happens at the table.
-        return Step("seal", 0.0)
     closing = closing_now(table, game)
     if closing is not None:
         return Step("close", 0.0, reason=closing)

@@ -1,6 +1,8 @@
-"""What an operator reads to settle a dispute: the table verified whole, the
-disputed game move by move with who made each move (a person or a bot), the
-receipts, and the signed checkpoints around the hand."""
+"""What an operator reads to settle a dispute.
+
+The table verified whole, the disputed game move by move with who made each
+move (a person or a bot), the receipts (the player's own copy held to the
+record), and the signed checkpoints around the hand."""
 
 from __future__ import annotations
 
@@ -16,13 +18,14 @@ from muggins.evidence.checkpoints import (
     public_keys,
 )
 from muggins.evidence.documents import Checkpoint, Receipt
-from muggins.evidence.receipts import receipt_of
+from muggins.evidence.receipts import receipts_of
 from muggins.playbyplay import summary
+from muggins.replay.record import RecordError
 from muggins.replay.source import load_table_record
+from muggins.replay.store_checks import check_receipts
 from muggins.replay.table_verify import TableVerdict, verify_table
 from muggins.rules.events import HandStarted
 from muggins.streams import game_stream
-from muggins.table_events import HandSealed, table_event_decoder
 from muggins.tables.disputes import table_disputes
 from muggins.tables.errors import NoSuchDispute
 from muggins.tables.protocol import DisputeView
@@ -54,6 +57,9 @@ class DisputeFile(msgspec.Struct, frozen=True):
     findings: list[str]
     hands: list[HandMoves]
     receipts: list[Receipt]
+    #: The receipt the player kept and sent, held to the record: what was
+    #: found ("" first when it matches), or nothing when they sent none.
+    kept_receipt: list[str]
     #: The newest checkpoint before the disputed hand, and the first after it.
     checkpoint_before: Checkpoint | None
     checkpoint_after: Checkpoint | None
@@ -85,8 +91,15 @@ async def dispute_file(store: EventStore, table_id: str, number: int,
     if not views:
         raise NoSuchDispute(f"this table has no dispute {number}")
     view = views[0]
-    record = await load_table_record(store, table_id)
     keys = await public_keys(store.pool)
+    try:
+        record = await load_table_record(store, table_id)
+    except RecordError as error:  # an event that no longer decodes: said, not a 500
+        return DisputeFile(
+            dispute=view, verified=False, findings=[str(error)], hands=[], receipts=[],
+            kept_receipt=[], checkpoint_before=None, checkpoint_after=None,
+            replay_link=f"/replay/{table_id}/{view.hand}?game={view.game}",
+            analysis_link=f"/tables/{table_id}/games/{view.game}/hands/{view.hand}/analysis")
     verdict: TableVerdict = await run(verify_table, record, keys)
     stream = game_stream(table_id, view.game)
     raw = [e for e in record.every_event if e.stream_id == stream]
@@ -108,15 +121,21 @@ async def dispute_file(store: EventStore, table_id: str, number: int,
         by, seat = _maker(entry.actor)
         current.moves.append(Move(entry.stream_version, entry.position, summary(event), by,
                                   seat))
-    seals = [table_event_decoder.decode(e.payload) for e in record.table_events
-             if e.event_type == HandSealed.__name__]
-    receipts = [receipt_of(table_id, s) for s in seals if isinstance(s, HandSealed)]
+    receipts = receipts_of(table_id, record.table_events)
+    kept: list[str] = []
+    if view.receipt is not None:
+        first_position = min((e.position for e in record.every_event), default=1)
+        checked, on_the_way = await check_receipts(store, table_id, [view.receipt], keys,
+                                                   first_position)
+        kept = [*(p for _, problems in checked for p in problems), *on_the_way]
+        if not kept:
+            kept = ["", "signed by the site, and the record is what the player was given"]
     disputed = next((h for h in hands if h.hand == view.hand), None)
     first = disputed.moves[0].position if disputed and disputed.moves else 1
     last = disputed.moves[-1].position if disputed and disputed.moves else first
     return DisputeFile(
         dispute=view, verified=verdict.ok, findings=findings_of(verdict), hands=hands,
-        receipts=receipts,
+        receipts=receipts, kept_receipt=kept,
         checkpoint_before=await checkpoint_at_or_before(store.pool, first - 1),
         checkpoint_after=await checkpoint_at_or_after(store.pool, last),
         replay_link=f"/replay/{table_id}/{view.hand}?game={view.game}",
@@ -141,6 +160,12 @@ def dispute_lines(file: DisputeFile) -> list[str]:
         lines += [f"  ✗ {problem}" for problem in hand.problems]
         if hand.disputed:
             lines += [f"  {m.version:>3} {m.by:<6} {m.summary}" for m in hand.moves]
+    if file.kept_receipt:
+        lines.append("the player's own receipt: " + (
+            "✓ " + file.kept_receipt[1] if file.kept_receipt[0] == ""
+            else "✗ " + "; ".join(file.kept_receipt)))
+    else:
+        lines.append("the player's own receipt: none sent")
     lines.append("receipts: " + (", ".join(f"hand {r.hand} (v{r.version}, key {r.key_id})"
                                           for r in file.receipts if r.game == d.game)
                                  or "none"))

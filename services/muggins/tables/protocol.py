@@ -459,6 +459,8 @@ class OpenDispute(Strict, frozen=True, kw_only=True):
     hand: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
     #: A short reason (at most 500 characters once spaces are tidied).
     reason: Annotated[str, msgspec.Meta(max_length=2000)]
+    #: The receipt the page kept for this hand, if it has one.
+    receipt: Receipt | None = None
 
 
 class ResolveDispute(Strict, frozen=True, kw_only=True):
@@ -482,6 +484,8 @@ class DisputeView(msgspec.Struct, frozen=True):
     note: str | None = None
     by: str | None = None
     resolved_at: str | None = None
+    #: The receipt the person kept and sent with the dispute.
+    receipt: Receipt | None = None
 
 
 ServerMessage = (

@@ -156,9 +156,9 @@ SELECT recorded_at > clock_timestamp() - make_interval(secs => $3)
   FROM events WHERE stream_id = $1 AND stream_version = $2;
 
 -- name: disputes
--- Every dispute event of every table, oldest first (index events_disputes).
+-- The newest dispute events of every table (index events_disputes), newest first.
 SELECT stream_id, payload::text AS payload, event_type, recorded_at
   FROM events
  WHERE event_type IN ('DisputeOpened', 'DisputeResolved')
- ORDER BY position
+ ORDER BY position DESC
  LIMIT $1;

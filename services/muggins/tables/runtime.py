@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from muggins.settings import Settings
+from muggins.tables.admission import PayerKind, Quota, Work
 from muggins.tables.limits import SocketsPerAddress
 from muggins.tables.next_step import Timings
 
@@ -51,6 +52,9 @@ class ServiceOptions:
     warm_workers: bool = True
     #: Randomness for hand seeds (the OS by default; tests may fix it).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(32))
+    #: Budgets that differ from muggins.tables.admission's (tests that ask
+    #: more than a person would, from one address, of one kind of work).
+    quotas: Mapping[tuple[Work, PayerKind], Quota] = field(default_factory=dict)
 
 
 def timings(settings: Settings) -> Timings:

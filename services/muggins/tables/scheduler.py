@@ -92,7 +92,7 @@ class Scheduler:
         grace_period: float = 30.0,
         bots: BotWorkers | None = None,
         takeover_bot: BotLevel = "expert",
-        seals: Seals | None = None,
+        seals: Seals,
         lease: float = 3.0,
         poll_interval: float = 0.25,
         batch: int = 64,
@@ -110,8 +110,7 @@ class Scheduler:
         self.bots = bots or BotWorkers(1)
         #: The bot that plays a person's seat taken over.
         self.takeover_bot = takeover_bot
-        #: Seals each ended hand, signed (None: nothing is sealed; tests of
-        #: the schedule alone).
+        #: Seals each ended hand, signed.
         self.seals = seals
         #: Seconds a claim holds: a step takes milliseconds, and the tables a
         #: killed process held wait this long before another takes them.  A
@@ -345,8 +344,6 @@ class Scheduler:
                 return False
             return True
         if step.kind == "seal" and game is not None:
-            if self.seals is None:
-                return False
             try:
                 await self.seals.seal(table, game)
             except ConcurrencyError:  # somebody acted meanwhile: derived anew

@@ -1,5 +1,6 @@
-"""Sealing each ended hand in the table stream (HandSealed), signed: the
-table stream then vouches for its games, and the seal is the receipt every
+"""Each ended hand sealed in the table stream, signed: the seats' receipts.
+
+The table stream then vouches for its games, and the seal is the receipt every
 seat is given (docs/fairness.md, "Receipts").  A step of the scheduler
 (muggins.tables.next_step: "seal"), so any process does it, once."""
 

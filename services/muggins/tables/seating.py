@@ -458,7 +458,7 @@ class Seating:
             events.append(TableClosed(reason="abandoned"))
         decided = await self._append(
             table, events, actor=f"seat:{by_seat}",
-            due=Due(table_id, None) if choice == "end" else Due(table_id, 0.0, earliest=True))
+            due=Due(table_id, 0.0, earliest=True))
         log.info("absence decided", table=table_id, choice=choice, by=by_seat,
                  missing=list(seats))
         return decided
@@ -466,9 +466,12 @@ class Seating:
     async def close(self, table: Table, reason: CloseReason) -> Table:
         """Close the table for good (TableClosed), as read at ``table``'s
         version: ConcurrencyError if it moved on meanwhile (a person sat down,
-        came back: the step is derived anew).  Nothing is due there again."""
+        came back: the step is derived anew).  Nothing is due there again,
+        but the seal of a hand that ended just before."""
+        # Due at once: a hand that ended just before is sealed even now
+        # (muggins.tables.next_step); then nothing is due there again.
         closed = await self._append(table, [TableClosed(reason=reason)], actor="system",
-                                    due=Due(table.state.table_id, None))
+                                    due=Due(table.state.table_id, 0.0, earliest=True))
         log.info("table closed", table=table.state.table_id, reason=reason)
         return closed
 
@@ -481,14 +484,14 @@ class Seating:
                                   due=Due(table.state.table_id, 0.0, earliest=True))
 
     async def open_dispute(self, table: Table, seat: int, game: int, hand: int,
-                           reason: str) -> Table:
+                           reason: str, receipt: str | None = None) -> Table:
         """A dispute of one hand by the person in ``seat`` (checked by the
         caller: muggins.tables.disputes)."""
         player_id = table.state.seats[seat].player_id
         assert player_id is not None
         opened = DisputeOpened(dispute=len(table.state.disputes) + 1, seat=seat,
                                player_id=player_id, name=table.state.seats[seat].name or "?",
-                               game=game, hand=hand, reason=reason)
+                               game=game, hand=hand, reason=reason, receipt=receipt)
         updated = await self._append(table, [opened], actor=f"seat:{seat}")
         log.info("dispute opened", table=table.state.table_id, dispute=opened.dispute,
                  game=game, hand=hand)

@@ -18,11 +18,15 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import structlog
+
 from muggins.bootstrap import Infrastructure
-from muggins.evidence.checkpoints import Checkpointer
+from muggins.eventstore.store import TRANSIENT
+from muggins.evidence.checkpoints import Checkpointer, register_key
 from muggins.evidence.signing import SiteKey
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner, consumer_config
+from muggins.settings import Settings
 from muggins.tables.admission import Admission, quotas_with
 from muggins.tables.analysis import Analyses
 from muggins.tables.bot_workers import BotWorkers, SpareTimeWorker
@@ -40,6 +44,30 @@ from muggins.tables.scheduler import Scheduler
 from muggins.tables.seals import Seals
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
+
+log = structlog.get_logger(__name__)
+
+
+def site_key(settings: Settings) -> SiteKey:
+    """The key this process signs with: its file, or a new one made there
+    (said in the log: every replica should be given the same file)."""
+    path = settings.signing_key_path
+    existed = path.exists()
+    key = SiteKey.load_or_create(path)
+    if not existed:
+        log.warning("made a new signing key: give every service replica this same file "
+                    "(the setting signing_key_file)", path=str(path), key_id=key.key_id)
+    return key
+
+
+async def listed(infra: Infrastructure, key: SiteKey) -> None:
+    """The key among the site's public keys before it signs anything (the
+    checkpointer lists it again, should the database be away now)."""
+    try:
+        await register_key(infra.pool, key)
+    except TRANSIENT as error:
+        log.warning("could not list the signing key yet; the checkpointer will",
+                    error=repr(error))
 
 
 @asynccontextmanager
@@ -63,16 +91,18 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
     feeds = SpectatorFeeds(infra.bus, followers, pauses)
     bots = BotWorkers(settings.bot_workers or max(1, (os.cpu_count() or 2) - 1),
                       settings.expert_budget_ms)
-    admission = Admission(quotas_with(settings.sockets_per_minute))
+    admission = Admission({**quotas_with(settings.sockets_per_minute), **options.quotas})
     thinker = SpareTimeWorker(settings.expert_budget_ms)
-    key = SiteKey.load_or_create(settings.signing_key_path) if players else None
-    seals = Seals(infra.store, seating, key) if key is not None else None
+    # Only the processes that serve players sign (seals, checkpoints).
+    key = site_key(settings) if players else None
+    if key is not None:
+        await listed(infra, key)
     scheduler = Scheduler(
         infra.pool, seating, commands, presence, pauses, wakeups=wakeups,
         process_id=process_id, new_seed=options.new_seed, grace_period=settings.grace_period,
         bots=bots, takeover_bot=settings.takeover_bot, poll_interval=options.poll_interval,
-        seals=seals,
-    ) if players else None
+        seals=Seals(infra.store, seating, key),
+    ) if key is not None else None
     checkpointer = Checkpointer(infra.pool, key, settings.checkpoint_interval,
                                 infra.bus.publish) if key is not None else None
     projectors = (

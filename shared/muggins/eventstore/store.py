@@ -168,6 +168,20 @@ def chain_link(previous: bytes, digest: bytes, position: int, recorded_at: str) 
     ).digest()
 
 
+def recomputed_chain(entry: RecordedEvent, previous: bytes) -> bytes | None:
+    """The chain value ``entry``'s stored fields give after ``previous`` (None
+    when they do not even parse: a payload that is no JSON, an id no UUID)."""
+    try:
+        digest = event_digest(
+            stream_id=entry.stream_id, stream_version=entry.stream_version,
+            event_type=entry.event_type, payload=bytes(entry.payload), audience=entry.audience,
+            actor=entry.actor, correlation_id=entry.correlation_id,
+            causation_id=entry.causation_id, event_id=entry.event_id)
+    except (ValueError, msgspec.DecodeError):
+        return None
+    return chain_link(previous, digest, entry.position, recorded_at_text(entry.recorded_at))
+
+
 def global_link(previous: bytes, chain: bytes) -> bytes:
     """The whole store's chain value after an event (as migration 0014
     computes it): SHA-256 of the value before it (the event at the position

@@ -1,2 +1,1 @@
-"""What lets anyone hold the site to its record: its signing key, signed
-checkpoints of the whole store, and the receipts players keep."""
+"""What lets anyone hold the site to its record: keys, checkpoints, receipts."""

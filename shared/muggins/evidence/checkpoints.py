@@ -1,10 +1,11 @@
-"""Signed checkpoints of the whole store: made every few seconds while events
-are written, kept append-only (``signed_checkpoints``), published on NATS
-(``muggins.checkpoints``) and read back for the HTTP API and ``replay verify``.
+"""Signed checkpoints of the whole store: made, kept, published and read.
+
+Made every few seconds while events are written, kept append-only
+(``signed_checkpoints``), published on NATS (``muggins.checkpoints``) and read
+back for the HTTP API and ``replay verify``.
 
 Every process that serves players runs a ``Checkpointer``; a position is
-signed once (its row's key), whichever process gets there first.
-"""
+signed once (its row's key), whichever process gets there first."""
 
 from __future__ import annotations
 
@@ -101,9 +102,11 @@ class Checkpointer:
         if await self.pool.fetchval(QUERIES["last_checkpoint_position"]) >= head["position"]:
             return None
         checkpoint = sign_checkpoint(self.key, head["position"], bytes(head["global_chain"]))
-        await self.pool.execute(
+        kept = await self.pool.fetchval(
             QUERIES["save_checkpoint"], checkpoint.position, bytes(head["global_chain"]),
             checkpoint.signed_at, checkpoint.key_id, bytes.fromhex(checkpoint.signature))
+        if kept is None:  # another process signed this position first: theirs stands
+            return None
         if self.publish is not None:
             try:
                 await self.publish(CHECKPOINT_SUBJECT, msgspec.json.encode(checkpoint))

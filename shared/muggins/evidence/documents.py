@@ -1,11 +1,12 @@
-"""Signed checkpoints and receipts: what they hold, the exact bytes the site
-signs, and reading them back from a file with a clear error for anything
-that is not one (docs/fairness.md, "Signed checkpoints", "Receipts").
+"""Signed checkpoints and receipts: their fields, signed bytes and files.
 
-A signed document is a JSON object.  Its signature (hex) is the site's
-Ed25519 signature of the canonical JSON (keys sorted, no whitespace, UTF-8:
-muggins.eventstore.store.canonical_json) of every other field.
-"""
+What they hold, the exact bytes the site signs, and reading them back from a
+file with a clear error for anything that is not one (docs/fairness.md,
+"Signed checkpoints", "Receipts").
+
+A signed document is a JSON object. Its signature (hex) is the site's Ed25519
+signature of the canonical JSON (keys sorted, no whitespace, UTF-8:
+muggins.eventstore.store.canonical_json) of every other field."""
 
 from __future__ import annotations
 

@@ -14,7 +14,8 @@ SELECT coalesce(max(position), 0) FROM signed_checkpoints;
 -- name: save_checkpoint
 INSERT INTO signed_checkpoints (position, global_chain, signed_at, key_id, signature)
 VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (position) DO NOTHING;
+ON CONFLICT (position) DO NOTHING
+RETURNING position;
 
 -- name: latest_checkpoint
 SELECT position, global_chain, signed_at, key_id, signature

@@ -1,8 +1,14 @@
-"""A player's receipt for a hand, made from the table stream's HandSealed
-(the one place its fields come from)."""
+"""A player's receipt for a hand, made from the table stream's HandSealed.
+
+The seal is the one place a receipt's fields come from."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+import msgspec
+
+from muggins.eventstore.store import RecordedEvent
 from muggins.evidence.documents import Receipt
 from muggins.streams import game_stream
 from muggins.table_events import HandSealed
@@ -14,3 +20,18 @@ def receipt_of(table_id: str, sealed: HandSealed) -> Receipt:
                    chain=sealed.chain, position=sealed.position,
                    global_chain=sealed.global_chain, signed_at=sealed.signed_at,
                    key_id=sealed.key_id, signature=sealed.signature)
+
+
+def receipts_of(table_id: str, table_events: Iterable[RecordedEvent]) -> list[Receipt]:
+    """The receipts of a table stream as stored, in order (a seal that no
+    longer decodes is left out: replay verify names it)."""
+    receipts = []
+    for entry in table_events:
+        if entry.event_type != HandSealed.__name__:
+            continue
+        try:
+            sealed = msgspec.json.decode(entry.payload, type=HandSealed)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        receipts.append(receipt_of(table_id, sealed))
+    return receipts

@@ -47,11 +47,13 @@ function download(name, value) {
   setTimeout(() => { URL.revokeObjectURL(link.href); link.remove(); }, 1000);
 }
 
-// The receipts kept here, else the server's (a spectator, or another browser).
+// The receipts kept here (given on the socket as each hand ended), else the
+// server's as it has them now (a spectator, another browser): those are
+// downloaded but never kept as what this browser was given.
 async function receiptsOf(tableId) {
   const kept = keptReceipts(tableId);
   if (kept.length) return kept;
-  return keepReceipts(tableId, await api(`/tables/${encodeURIComponent(tableId)}/receipts`));
+  return api(`/tables/${encodeURIComponent(tableId)}/receipts`);
 }
 
 export async function downloadAllReceipts(tableId) {
@@ -61,7 +63,7 @@ export async function downloadAllReceipts(tableId) {
 export async function downloadReceipt(tableId, game, hand) {
   let receipt = keptReceipts(tableId).find((r) => r.game === game && r.hand === hand);
   if (!receipt) {
-    const served = keepReceipts(tableId, await api(`/tables/${encodeURIComponent(tableId)}/receipts`));
+    const served = await api(`/tables/${encodeURIComponent(tableId)}/receipts`);
     receipt = served.find((r) => r.game === game && r.hand === hand);
   }
   if (receipt) download(`muggins-${tableId}-g${game}-h${hand}-receipt.json`, receipt);
@@ -101,8 +103,11 @@ export function openDisputeDialog(tableId, token, game, hand, onSent) {
     submitted.preventDefault();
     error.hidden = true;
     try {
+      // The receipt this browser was given for the hand goes with the
+      // dispute: the operator holds the record to it.
+      const receipt = keptReceipts(tableId).find((r) => r.game === game && r.hand === hand) ?? null;
       await api(`/tables/${encodeURIComponent(tableId)}/disputes`, {
-        method: "POST", body: JSON.stringify({ token, game, hand, reason: reason.value }),
+        method: "POST", body: JSON.stringify({ token, game, hand, reason: reason.value, receipt }),
       });
     } catch (problem) {
       const words = REFUSALS[problem.code];

@@ -86,9 +86,21 @@ function checkpointText(checkpoint) {
   return checkpoint ? t("operator.checkpoint", { position: checkpoint.position, at: checkpoint.signed_at, key: checkpoint.key_id }) : t("operator.noCheckpoint");
 }
 
+function keptClass(found) {
+  if (!found.length) return "muted";
+  return found[0] === "" ? "verdict fair" : "verdict problems";
+}
+
+function keptText(found) {
+  if (!found.length) return t("operator.noKeptReceipt");
+  return found[0] === "" ? t("operator.keptMatches") : found.join(" · ");
+}
+
 function showSigned(file) {
   const game = file.dispute.game;
   $("signed").replaceChildren(el("h2", {}, t("operator.signed")),
+    el("h3", {}, t("operator.keptReceipt")),
+    el("p", { id: "kept-receipt", class: keptClass(file.kept_receipt) }, keptText(file.kept_receipt)),
     el("h3", {}, t("operator.receipts")),
     el("ul", { id: "operator-receipts" }, ...file.receipts.filter((r) => r.game === game).map((r) => el("li", {},
       t("operator.receipt", { hand: r.hand, version: r.version, position: r.position, key: r.key_id })))),

@@ -140,7 +140,8 @@ function showEvidence() {
   const dispute = seat && seat.token
     ? el("button", { type: "button", class: "secondary small", id: "dispute-hand", onclick: () => openDisputeDialog(tableId, seat.token, game, hand, () => { sent.textContent = t("evidence.sent"); }) }, t("evidence.dispute"))
     : null;
-  $("evidence").replaceChildren(receiptButton(tableId, game, hand), " ", dispute, " ", sent);
+  const file = el("a", { href: `/tables/${encodeURIComponent(tableId)}/evidence?game=${game}&hand=${hand}`, id: "evidence-file", download: "" }, t("evidence.file"));
+  $("evidence").replaceChildren(receiptButton(tableId, game, hand), " ", file, " ", dispute, " ", sent);
 }
 
 start();
