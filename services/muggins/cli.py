@@ -856,6 +856,13 @@ def _verify_evidence(table: str | None, receipt: str | None, checkpoint: str | N
         raise click.ClickException(str(error)) from None
     lines: list[str] = []
 
+    def tell(name: str, problems: list[str], fine: str) -> bool:
+        """Each problem as a ✗ line, or one ✓ line: whether anything is wrong."""
+        lines.extend(f"✗ {name}: {problem}" for problem in problems)
+        if not problems:
+            lines.append(f"✓ {name}: {fine}")
+        return bool(problems)
+
     async def check(store: EventStore) -> bool:
         keys = await _trusted_keys(store, keys_source)
         bad = False
@@ -880,35 +887,23 @@ def _verify_evidence(table: str | None, receipt: str | None, checkpoint: str | N
             bad = True
             lines.extend(f"✗ the store's chain: {p}" for p in on_the_way)
         for given, problems in checked:
-            name = f"receipt for game {given.game} hand {given.hand}"
-            if problems:
-                bad = True
-                lines.extend(f"✗ {name}: {p}" for p in problems)
-            else:
-                lines.append(f"✓ {name}: signed by the site (key {given.key_id}); the stored "
-                             f"record is what the player was given ({given.stream} version "
-                             f"{given.version}, position {given.position})")
+            bad = tell(f"receipt for game {given.game} hand {given.hand}", problems,
+                       f"signed by the site (key {given.key_id}); the stored record is what "
+                       f"the player was given ({given.stream} version {given.version}, "
+                       f"position {given.position})") or bad
         if kept is not None:
             problems, report = await check_checkpoint(
                 store, kept, keys, None if table is None else first)
-            if problems:
-                bad = True
-                lines.extend(f"✗ checkpoint at position {kept.position}: {p}" for p in problems)
-            else:
-                lines.append(f"✓ checkpoint at position {kept.position} (signed {kept.signed_at}"
-                             f" by key {kept.key_id}): the store reaches it; {report.events} "
-                             f"events recomputed in {report.seconds * 1000:.0f} ms "
-                             f"({report.per_second:,.0f} a second)")
+            bad = tell(f"checkpoint at position {kept.position}", problems,
+                       f"signed {kept.signed_at} by key {kept.key_id}: the store reaches it; "
+                       f"{report.events} events recomputed in {report.seconds * 1000:.0f} ms "
+                       f"({report.per_second:,.0f} a second)") or bad
         if whole_store:
             report = await verify_whole_store(store)
-            if report.problems:
-                bad = True
-                lines.extend(f"✗ the store: {p}" for p in report.problems)
-            else:
-                lines.append(f"✓ the whole store: {report.events} events, positions 1 to "
-                             f"{report.last} without a gap, every stream's chain and the "
-                             f"global chain as appended ({report.per_second:,.0f} events a "
-                             "second)")
+            bad = tell("the whole store", report.problems,
+                       f"{report.events} events, positions 1 to {report.last} without a gap, "
+                       "every stream's chain and the global chain as appended "
+                       f"({report.per_second:,.0f} events a second)") or bad
         return bad
 
     try:
