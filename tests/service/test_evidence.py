@@ -289,3 +289,29 @@ async def test_a_flood_of_evidence_files_or_disputes_costs_the_flooder(
         "token": token, "game": 1, "hand": 1, "reason": "x"}) for _ in range(7)]
     codes = [r.json().get("code") for r in refusals]
     assert refusals[0].status_code == 201 and "dispute-rate-limited" in codes, codes
+
+
+async def test_no_evidence_file_shows_a_hand_still_being_played(service: Running) -> None:
+    table = await create(service, preset="playelephant", seats=2,
+                         bots=[{"seat": 1, "level": "greedy"}])
+    table_id = table["table_id"]
+    granted = await sit(service, table_id, 0, "Ana")
+    player = await SeatClient.connect(service.ws_url, table_id, granted["token"])
+    await player.until(lambda m: m["type"] in ("view", "welcome") and m.get("view")
+                       and m["view"]["phase"] == "playing")
+    for query in ("", "?game=1"):
+        answer = await service.http.get(f"/tables/{table_id}/evidence{query}")
+        assert answer.status_code == 200, answer.text
+        kinds = [e["event_type"] for e in answer.json()["events"]
+                 if e["stream_id"].endswith("-g1")]
+        # The hand being played: not one of its events, its seed least of all.
+        assert kinds == ["GameStarted"], kinds
+    await player.close()
+
+
+async def test_an_operators_resolution_is_read_only_once_the_token_is_proven(
+        service: Running) -> None:
+    for body in ({"verdict": "maybe"}, None, {"x": 1}):
+        answer = await service.http.post("/operator/api/disputes/Abcd1234/1/resolve",
+                                         json=body)
+        assert answer.status_code == 401 and answer.json()["code"] == "not-an-operator"

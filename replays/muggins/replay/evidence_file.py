@@ -14,7 +14,7 @@ from muggins.eventstore.store import GENESIS_CHAIN, EventStore, RecordedEvent, r
 from muggins.evidence.checkpoints import checkpoint_at_or_after, site_keys
 from muggins.evidence.documents import Checkpoint, Receipt
 from muggins.evidence.receipts import receipts_of
-from muggins.replay.record import RecordError, hands_of
+from muggins.replay.record import RecordError, StoredEvent, hands_of
 from muggins.replay.source import TableRecord, load_table_record
 
 EVIDENCE_FORMAT = "muggins-evidence"
@@ -63,6 +63,13 @@ class Evidence(msgspec.Struct, frozen=True):
     format_version: int = EVIDENCE_FORMAT_VERSION
 
 
+def ended_through(events: list[StoredEvent]) -> int:
+    """How many of a game's events lie up to its last ended hand (GameEnded
+    after it included); just GameStarted when no hand has ended yet."""
+    finished = [part.stop for part in hands_of(events) if part.finished]
+    return max(finished, default=min(1, len(events)))
+
+
 def _chosen(record: TableRecord, game: int | None, hand: int | None
             ) -> list[tuple[RecordedEvent, bytes]]:
     """The events to export, each with the stream chain value before it."""
@@ -81,6 +88,10 @@ def _chosen(record: TableRecord, game: int | None, hand: int | None
         if stream_id in every_game and stream_id not in wanted:
             continue
         start, stop = 0, len(entries)
+        if stream_id in wanted:
+            # Only what has been revealed: a hand still being played keeps its
+            # tiles, its boneyard and its seed secret until it ends.
+            stop = ended_through(next(g for g in games if g.stream == stream_id).events)
         if hand is not None and stream_id in wanted:
             part = next((h for h in hands_of(games[0].events) if h.hand == hand), None)
             if part is None or not part.finished:
@@ -96,7 +107,9 @@ def _chosen(record: TableRecord, game: int | None, hand: int | None
 
 async def export_evidence(store: EventStore, table: str, game: int | None = None,
                           hand: int | None = None) -> Evidence:
-    """The evidence file of a table, one of its games, or one hand of it."""
+    """The evidence file of a table, one of its games, or one hand of it:
+    never more of a game than its hands that have ended (a hand being played
+    is secret until it ends)."""
     if hand is not None and game is None:
         raise RecordError("a hand is named with its game: add --game N")
     record = await load_table_record(store, table)

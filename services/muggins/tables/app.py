@@ -137,8 +137,8 @@ def create_app(
             await startup.stop()
 
     def too_deep(request: Request, error: RecursionError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
-        return Response({"status_code": 400, "detail": "the request body is nested too deeply"},
-                        status_code=HTTP_400_BAD_REQUEST)
+        return Response({"status_code": 400, "detail": "the request body is nested too deeply",
+                         "code": "bad-request"}, status_code=HTTP_400_BAD_REQUEST)
 
     def refused(request: Request, error: HTTPException) -> Response[dict[str, object]]:  # type: ignore[type-arg]
         """Every refusal as {status_code, detail, code}: the code stable for clients."""

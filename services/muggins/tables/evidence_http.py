@@ -196,8 +196,9 @@ async def operator_dispute(request: Request, table_id: FromPath[str],  # type: i
 @post("/operator/api/disputes/{table_id:str}/{number:int}/resolve", status_code=200,
       summary="Resolve a dispute: upheld or rejected, with a note the player reads")
 async def resolve_dispute(request: Request, table_id: FromPath[str],  # type: ignore[type-arg]
-                          number: FromPath[int],
-                          data: JSONBody[ResolveDispute]) -> DisputeView:
+                          number: FromPath[int]) -> DisputeView:
+    """The body, ``{verdict, note, by}`` (ResolveDispute), is read only once
+    the operator token is proven: nobody else learns its schema."""
     operator_only(request)
     runtime = runtime_of(request)
     data = await strictly(request, ResolveDispute)
