@@ -9,6 +9,7 @@ installed.
 
     python3 deploy/dev.py run      # the service, on embedded PostgreSQL and NATS
     python3 deploy/dev.py test     # lint, type-check and the whole test suite
+    python3 deploy/dev.py test --fast  # ... and only the tests that need no server
     python3 deploy/dev.py bench    # the benchmarks (installs their extras)
     python3 deploy/dev.py cluster up|down|status   # the whole site on this machine
 
@@ -121,10 +122,17 @@ def ensure_system_packages() -> int:
 
 
 def test(args: list[str]) -> int:
+    """Lint, type-check and run the tests: all of them, or with ``--fast``
+    only those that need no server (the ``servers`` marker, tests/conftest.py)."""
+    fast = "--fast" in args
+    args = [arg for arg in args if arg != "--fast"]
     ensure_environment()
-    code = ensure_system_packages()
-    if code:
-        return code
+    if fast:
+        args = ["-m", "not servers", *args]
+    else:
+        code = ensure_system_packages()
+        if code:
+            return code
     for step in (
         [str(PYTHON), "-m", "ruff", "check", "."],
         [str(PYTHON), "-m", "mypy"],

@@ -1,10 +1,25 @@
-"""Refuse to test a compiled rules engine older than its sources."""
+"""Refuse to test a compiled rules engine older than its sources; mark the
+tests that need real servers (the ``servers`` marker: ``deploy/dev.py test
+--fast`` runs every other test)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from muggins import compiled
+
+#: Fixtures that start or use real servers (PostgreSQL, NATS, the service, a
+#: browser): a test that asks for one of them is in the ``servers`` tier.
+SERVER_FIXTURES = frozenset({
+    "postgres", "nats_server", "database_url", "pool", "store", "service", "nats_client",
+    "pages", "browser", "played", "copy", "migration_database_url", "service_database_url",
+    "budgeted", "cluster", "servers_dir", "jetstream",
+})
+#: Folders whose every test drives real servers or processes.
+SERVER_FOLDERS = ("faults", "cluster", "browser", "integration", "projections")
+TESTS = Path(__file__).parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -17,3 +32,11 @@ def pytest_configure(config: pytest.Config) -> None:
             + "): `python3 deploy/dev.py test` rebuilds it",
             returncode=2,
         )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        folder = Path(str(item.path)).relative_to(TESTS).parts[0]
+        if (folder in SERVER_FOLDERS or SERVER_FIXTURES & set(getattr(item, "fixturenames", ()))
+                or item.get_closest_marker("servers")):
+            item.add_marker(pytest.mark.servers)

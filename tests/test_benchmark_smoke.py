@@ -6,7 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.servers  # it starts embedded PostgreSQL and NATS itself
 def test_the_event_store_benchmark_runs_at_its_smoke_size() -> None:
     # Its yardstick (the eventsourcing library) is in the bench extra: the
     # comparison runs only where it is installed.
