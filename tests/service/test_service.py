@@ -17,6 +17,7 @@ from muggins.tables.runtime import ServiceOptions
 from tests.service.client import SeatClient, assert_nothing_hidden
 from tests.service.conftest import Running, serve
 from tests.service.test_play import create, sit, verify_store
+from tests.support.waits import eventually
 
 
 async def human_vs_bot(service: Running, **spec: Any) -> tuple[str, SeatClient]:
@@ -114,7 +115,13 @@ async def test_reconnect_gets_exactly_what_was_missed(service: Running) -> None:
     seen = player.version
     await player.play_first_legal()
     await player.close()
-    await asyncio.sleep(0.3)  # the bot answers meanwhile
+    stream = f"{table['table_id']}-g1"
+    store = service.runtime.infra.store
+
+    async def bot_answered() -> bool:  # the bot has played meanwhile
+        return any(r.actor.startswith("bot:") for r in await store.read_stream(stream, seen))
+
+    await eventually(bot_answered, what="the bot's answer")
     again = await SeatClient.connect(service.ws_url, table["table_id"], granted["token"],
                                      since=seen)
     assert again.version == seen and again.messages[0]["view"] is None

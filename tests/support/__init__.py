@@ -1,0 +1,1 @@
+"""What tests share: waiting for conditions (no test imports another test module for these)."""
