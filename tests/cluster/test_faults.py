@@ -19,6 +19,7 @@ from nats.js.errors import ServiceUnavailableError
 from playwright.async_api import Page, async_playwright
 
 from muggins.bus.jetstream import STREAM_NAME, connect, messages_for
+from muggins.bus.relay import RELAY_READER
 from muggins.cluster.local import Instance, LocalCluster
 from muggins.eventstore.store import EventStore
 from tests.browser.conftest import CHROMIUM_FLAGS, Pages, chromium_path
@@ -26,6 +27,7 @@ from tests.browser.test_pages import create_from_lobby, play_a_move
 from tests.browser.test_pages import sit as sit_in_the_page
 from tests.cluster.play import SCENARIO, no_unhandled_errors, play_through
 from tests.faults.harness import ScriptedHuman, create_table, human_table, sit
+from tests.support.waits import eventually
 
 
 def _stream_state(node: Instance) -> tuple[int, str | None]:
@@ -110,7 +112,10 @@ async def test_a_nats_node_killed_under_play_loses_and_doubles_nothing(
     while page := await cluster_store.read_all(position, 1000):
         stored += page
         position = page[-1].position
-    await asyncio.sleep(2)  # the relay publishes the last ones
+    async def relayed() -> bool:  # the relay has published up to the last stored event
+        return await cluster_store.checkpoint(RELAY_READER) >= position
+
+    await eventually(relayed, within=30, what="the relay publishing the last events")
     copies = await _bus_copies(cluster, first_sequence)
     wanted = {message_id for recorded in stored for _s, message_id, _b in messages_for(recorded)}
     missing = wanted - set(copies)
@@ -229,11 +234,16 @@ async def test_metrics_and_logs_an_operator_reads(cluster: LocalCluster) -> None
             humans.append(ScriptedHuman([ws_url], table_id,
                                         await sit(http, table_id, 0, f"Player {n}")))
         tasks = [asyncio.create_task(human.run(time.monotonic() + 4)) for human in humans]
-        await asyncio.sleep(2)
-        scraped = []
-        for replica in cluster.instances("service"):
-            response = await http.get(f"http://127.0.0.1:{replica.port}/metrics")
-            scraped.append(response.text)
+        scraped: list[str] = []
+
+        async def every_replica_timed_a_move() -> bool:
+            scraped[:] = [(await http.get(f"http://127.0.0.1:{replica.port}/metrics")).text
+                          for replica in cluster.instances("service")]
+            return all(re.search(r"^muggins_command_to_broadcast_seconds_count [1-9]", text,
+                                 re.MULTILINE) for text in scraped)
+
+        await eventually(every_replica_timed_a_move, within=20, every=0.5,
+                         what="a move timed on every replica")
         await asyncio.gather(*tasks)
     text = "\n".join(scraped)
     for name in ("muggins_moves_total", "muggins_command_to_broadcast_seconds_bucket",

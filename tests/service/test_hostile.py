@@ -398,9 +398,11 @@ async def test_an_address_closed_for_abuse_waits_before_it_connects_again(
         async with websockets.connect(url) as again:
             reply = json.loads(await asyncio.wait_for(again.recv(), 5))
             assert reply["code"] == "too-many-sockets"
+
         async def welcomed_again() -> bool:  # once the penalty (3 s) is over
             async with websockets.connect(url) as later:
-                return (await SeatClient(later, -1).receive(5))["type"] == "welcome"
+                first = await SeatClient(later, -1).receive(5)
+                return bool(first["type"] == "welcome")
 
         await eventually(welcomed_again, within=10, every=0.5,
                          what="a new socket once the penalty is over")
