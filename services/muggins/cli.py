@@ -730,8 +730,8 @@ def replay_verify(
     _table_or_file(table, file, game)
     if hand is not None and every:
         raise click.UsageError("--hand and --all do not go together")
-    if table is not None and game is None and hand is None and _has_table_stream(table):
-        _verify_table_whole(table, keys_source)
+    if table is not None and game is None and hand is None and is_table_id(table) \
+            and _verify_table_whole(table, keys_source):
         return
     # What to check: (game number, label, problems with the stream, each hand's verdict).
     checks: list[tuple[int | None, str, tuple[Problem, ...], tuple[HandVerdict, ...]]]
@@ -787,26 +787,24 @@ def _run_on_store(work: Callable[[EventStore], Any]) -> Any:
         raise click.ClickException(str(error)) from None
 
 
-def _has_table_stream(table: str) -> bool:
-    if not is_table_id(table):
-        return False
-
-    async def look(store: EventStore) -> bool:
-        return bool(await store.stream_version(table_stream(table)))
-
-    return bool(_run_on_store(look))
-
-
 async def _trusted_keys(store: EventStore, source: str | None) -> PublicKeys:
     return keys_from(source) if source else await public_keys(store.pool)
 
 
-def _verify_table_whole(table: str, keys_source: str | None) -> None:
-    async def load(store: EventStore) -> tuple[TableVerdict, PublicKeys]:
+def _verify_table_whole(table: str, keys_source: str | None) -> bool:
+    """Check a table the service played, whole, and say what was found;
+    False (nothing said) when ``table`` has no table stream: its games alone
+    are checked then (simulated tables, old names)."""
+    async def load(store: EventStore) -> tuple[TableVerdict, PublicKeys] | None:
+        if not await store.stream_version(table_stream(table)):
+            return None
         keys = await _trusted_keys(store, keys_source)
         return verify_table(await load_table_record(store, table), keys), keys
 
-    verdict, keys = _run_on_store(load)
+    loaded = _run_on_store(load)
+    if loaded is None:
+        return False
+    verdict, keys = loaded
     bad = False
     for stream in verdict.streams:
         click.echo(f"=== {stream.label} ({stream.stream}): {stream.events} events ===")
@@ -844,6 +842,7 @@ def _verify_table_whole(table: str, keys_source: str | None) -> None:
     click.echo(f"table {table}, {len(verdict.games)} games: {checked} hand(s) checked, {found}")
     if bad:
         sys.exit(1)
+    return True
 
 
 def _verify_evidence(table: str | None, receipt: str | None, checkpoint: str | None,

@@ -13,7 +13,7 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
-from muggins.eventstore.store import ConcurrencyError, EventStore
+from muggins.eventstore.store import ConcurrencyError, EventStore, RecordedEvent
 from muggins.evidence.documents import Receipt
 from muggins.rules.events import GameStarted
 from muggins.sql import load_queries
@@ -177,10 +177,14 @@ def dispute_views(found: Sequence[tuple[str, bytes, datetime.datetime]]
     return list(views.values())
 
 
-async def table_disputes(store: EventStore, table_id: str) -> list[DisputeView]:
-    recorded = await store.read_stream(table_stream(table_id))
+def disputes_in(recorded: Sequence[RecordedEvent]) -> list[DisputeView]:
+    """The disputes a table stream, as read, tells."""
     return dispute_views([(r.stream_id, bytes(r.payload), r.recorded_at)
                           for r in recorded if r.event_type.startswith("Dispute")])
+
+
+async def table_disputes(store: EventStore, table_id: str) -> list[DisputeView]:
+    return disputes_in(await store.read_stream(table_stream(table_id)))
 
 
 async def every_dispute(pool: asyncpg.Pool, limit: int = 10_000) -> list[DisputeView]:

@@ -26,7 +26,7 @@ from muggins.replay.store_checks import check_receipts
 from muggins.replay.table_verify import TableVerdict, verify_table
 from muggins.rules.events import HandStarted
 from muggins.streams import game_stream
-from muggins.tables.disputes import table_disputes
+from muggins.tables.disputes import disputes_in, table_disputes
 from muggins.tables.errors import NoSuchDispute
 from muggins.tables.protocol import DisputeView
 
@@ -76,6 +76,13 @@ def _maker(actor: str) -> tuple[Maker, int | None]:
     return "table", None
 
 
+def _dispute(views: list[DisputeView], number: int) -> DisputeView:
+    for view in views:
+        if view.dispute == number:
+            return view
+    raise NoSuchDispute(f"this table has no dispute {number}")
+
+
 def findings_of(verdict: TableVerdict) -> list[str]:
     lines = [f"{s.label}: {p}" for s in verdict.streams for p in s.problems]
     lines += [f"game {g.number}: {p}" for g, v in verdict.games for p in v.problems]
@@ -87,19 +94,18 @@ async def dispute_file(store: EventStore, table_id: str, number: int,
                        run: Callable[..., Awaitable[Any]]) -> DisputeFile:
     """Everything about dispute ``number`` at ``table_id``; ``run`` runs the
     CPU-heavy verification (a thread, in the service)."""
-    views = [v for v in await table_disputes(store, table_id) if v.dispute == number]
-    if not views:
-        raise NoSuchDispute(f"this table has no dispute {number}")
-    view = views[0]
     keys = await public_keys(store.pool)
     try:
         record = await load_table_record(store, table_id)
     except RecordError as error:  # an event that no longer decodes: said, not a 500
+        view = _dispute(await table_disputes(store, table_id), number)
         return DisputeFile(
             dispute=view, verified=False, findings=[str(error)], hands=[], receipts=[],
             kept_receipt=[], checkpoint_before=None, checkpoint_after=None,
             replay_link=f"/replay/{table_id}/{view.hand}?game={view.game}",
             analysis_link=f"/tables/{table_id}/games/{view.game}/hands/{view.hand}/analysis")
+    # The dispute as the table stream just read tells it (no second read).
+    view = _dispute(disputes_in(record.table_events), number)
     verdict: TableVerdict = await run(verify_table, record, keys)
     stream = game_stream(table_id, view.game)
     raw = [e for e in record.every_event if e.stream_id == stream]
