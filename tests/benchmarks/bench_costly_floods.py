@@ -14,7 +14,9 @@ default settings (no bot delay), the flooder in a process of its own from
 * **analyses**: each address asks for the analysis of every finished hand
   of earlier bot games, as fast as it is answered;
 * **chat**: each address watches a probe table and talks as fast as the
-  socket lets it, coming back after each time it is sent away.
+  socket lets it, coming back after each time it is sent away;
+* **evidence**: each address asks for the evidence files of earlier bot
+  games (each table whole, and each of its hands), as fast as it is answered.
 
 Printed per run: the expert's reply p50 and p99, the players' p50 and p99,
 what the flooder sent and got back, and for the chat the rows stored per
@@ -50,7 +52,7 @@ from tests.benchmarks.common import bench_servers, messages_until, percentile
 from tests.service.client import unpacked
 
 SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
-FLOODS = os.environ.get("MUGGINS_BENCH_FLOODS", "hints,analyses,chat").split(",")
+FLOODS = os.environ.get("MUGGINS_BENCH_FLOODS", "hints,analyses,chat,evidence").split(",")
 PROBE_EXPERTS = int(os.environ.get("MUGGINS_BENCH_PROBE_EXPERTS", "3"))
 PROBE_PAIRS = int(os.environ.get("MUGGINS_BENCH_PROBE_PAIRS", "100"))
 #: Bot games played before the runs, whose hands the analysis flood asks about.
@@ -131,8 +133,9 @@ async def sit(http: httpx.AsyncClient, table_id: str, seat: int, name: str) -> s
     return str(answer.json()["token"])
 
 
-async def finished_hands(base_url: str) -> list[str]:
-    """Bot games played to the end now; the analysis path of each of their hands."""
+async def finished_hands(base_url: str, evidence: bool = False) -> list[str]:
+    """Bot games played to the end now; the analysis path of each of their
+    hands (or, with ``evidence``, each table's and each hand's evidence file)."""
     async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
         ids = [await create(http, {"seats": 2, "bots": [{"seat": 0, "level": "greedy"},
                                                         {"seat": 1, "level": "greedy"}]})
@@ -145,9 +148,12 @@ async def finished_hands(base_url: str) -> list[str]:
                     break
                 await asyncio.sleep(0.1)
             hand = 1
+            if evidence:
+                paths.append(f"/tables/{table_id}/evidence")
             while (await http.get(f"/tables/{table_id}/games/1/hands/{hand}/replay")
                    ).status_code == 200:
-                paths.append(f"/tables/{table_id}/games/1/hands/{hand}/analysis")
+                paths.append(f"/tables/{table_id}/evidence?game=1&hand={hand}" if evidence
+                             else f"/tables/{table_id}/games/1/hands/{hand}/analysis")
                 hand += 1
     return paths
 
@@ -220,9 +226,9 @@ async def one_run(folder: Path, env: dict[str, str], flood: str | None
                                quotas=True) as base_url:
         flooder = None
         targets: list[str] = []
-        if flood == "analyses":
-            targets = await finished_hands(base_url)
-            print(f"{'':<16} {len(targets)} finished hands for the analysis flood", flush=True)
+        if flood in ("analyses", "evidence"):
+            targets = await finished_hands(base_url, evidence=flood == "evidence")
+            print(f"{'':<16} {len(targets)} paths for the {flood} flood", flush=True)
         tables = await probe_tables(base_url)
         if flood == "chat":
             targets = sorted({table_id for table_id, _, _ in tables.pairs})
@@ -359,7 +365,8 @@ async def flood(kind: str, base_url: str, seconds: float, targets: list[str]) ->
     tally: Counter[str] = Counter()
     workers = [asyncio.create_task(
         flood_hints(base_url, address, until, tally) if kind == "hints"
-        else flood_analyses(base_url, address, until, tally, targets) if kind == "analyses"
+        else flood_analyses(base_url, address, until, tally, targets)
+        if kind in ("analyses", "evidence")
         else flood_chat(base_url, address, until, tally, targets))
         for address in FLOOD_ADDRESSES]
     print("flooding", flush=True)

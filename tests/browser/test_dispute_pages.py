@@ -126,6 +126,20 @@ async def test_a_player_keeps_a_receipt_disputes_a_hand_and_reads_the_verdict(
     await ana.locator("#fairness-card").scroll_into_view_if_needed()
     await screenshot(ana, shot(tmp_path, "fairness-card-es.png"))
 
+    # Anyone watching sees the dispute and its verdict: English, desktop.
+    watcher = await pages.open(f"/watch/{table_id}")
+    await expect(watcher.locator("#disputes li").first).to_contain_text(
+        "Rejected: the record stands (Marta)")
+    await watcher.locator("#fairness-card").scroll_into_view_if_needed()
+    await screenshot(watcher, shot(tmp_path, "fairness-card-en.png"))
+    # The operators' page in Spanish on a phone.
+    phone = await pages.open(f"/operator/{table_id}/1?lang=es", locale="es-ES", **PHONE)
+    await phone.fill("#operator-token", OPERATOR)
+    await phone.locator("#token-form button").click()
+    await expect(phone.locator("#verified")).to_have_attribute("data-verified", "true")
+    await expect(phone.locator("#kept-receipt")).to_contain_text("Firmado por el sitio")
+    await screenshot(phone, shot(tmp_path, "operator-dispute-es.png"), full_page=True)
+
     # The replay page offers the same, in English on a desktop.
     seat = await ana.evaluate(f"localStorage.getItem('muggins.seat.{table_id}')")
     replay = await pages.open(f"/replay/{table_id}/1?game=1",

@@ -30,10 +30,15 @@ import websockets
 
 from muggins.embedded import free_port
 from muggins.eventstore.store import EventStore, RecordedEvent, create_pool
+from muggins.evidence.checkpoints import public_keys
+from muggins.evidence.receipts import receipts_of
 from muggins.replay.record import StoredEvent
+from muggins.replay.source import load_table_record
+from muggins.replay.table_verify import TableVerdict, verify_table
 from muggins.replay.verify import verify_game
 from muggins.streams import game_stream
 from tests.service.client import SeatClient
+from tests.support.waits import eventually
 
 #: Seconds a scripted person waits before connecting again after a drop.
 RECONNECT_PAUSE = 0.2
@@ -638,6 +643,19 @@ class StoreWatch:
             f"table {table_id} game {game} is not over: last event "
             f"{recorded[-1].event_type if recorded else 'none'}"
         )
+        # The table whole, once its last hand is sealed (the table's next step
+        # after the game's end): every stream as appended, every seal signed
+        # and matching its game, whatever was killed or paused meanwhile.
+        async def sealed_and_verified() -> TableVerdict | None:
+            record = await load_table_record(self.store, table_id)
+            receipts = [r for r in receipts_of(table_id, record.table_events) if r.game == game]
+            if not receipts or receipts[-1].version != versions[-1]:
+                return None
+            return verify_table(record, await public_keys(self.store.pool))
+
+        whole = await eventually(sealed_and_verified, within=30,
+                                 what=f"table {table_id}'s last hand sealed")
+        assert whole is not None and whole.ok, f"table {table_id} does not verify whole: {whole}"
         return recorded
 
 

@@ -30,7 +30,9 @@ OPERATOR = "operator-token-for-the-tests-0123456789"
 #: As FAST, and every dispute and evidence file these tests ask for admitted.
 EVERY_REQUEST = dataclasses.replace(FAST, quotas={
     ("dispute", "address"): Quota(burst=1000, per_minute=1000),
-    ("evidence", "address"): Quota(burst=1000, per_minute=1000)})
+    ("evidence", "address"): Quota(burst=1000, per_minute=1000),
+    ("evidence", "site"): Quota(burst=1000, per_minute=1000),
+    ("evidence-request", "address"): Quota(burst=1000, per_minute=1000)})
 CHECKER = Path(__file__).resolve().parents[2] / "docs" / "check_evidence.py"
 
 

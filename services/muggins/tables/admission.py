@@ -44,8 +44,8 @@ from prometheus_client import Counter
 from muggins.tables.errors import Refusal
 
 Work = Literal["socket", "hint", "analysis", "analysis-request", "chat-seat",
-               "chat-spectator", "dispute", "evidence"]
-PayerKind = Literal["seat", "identity", "address", "table", "socket"]
+               "chat-spectator", "dispute", "evidence", "evidence-request"]
+PayerKind = Literal["seat", "identity", "address", "table", "socket", "site"]
 
 COSTLY_WORK = Counter("muggins_costly_work_total",
                       "Costly requests by kind of work and outcome (admitted, cached, "
@@ -88,9 +88,13 @@ QUOTAS: dict[tuple[Work, PayerKind], Quota] = {
     ("chat-spectator", "table"): Quota(burst=4, per_minute=8),
     #: A dispute is an event kept for good: a person disputes a hand or two.
     ("dispute", "address"): Quota(burst=5, per_minute=10),
-    #: An evidence file reads a table's every stream and the store's chain
-    #: values between: a few a minute.
-    ("evidence", "address"): Quota(burst=4, per_minute=6),
+    #: A new evidence file reads a table's every stream and the store's chain
+    #: values between: a few a minute per address, and a dozen a minute for
+    #: everyone together (the site, per process), so that a flood from many
+    #: addresses cannot take the tables' time; one kept is a read.
+    ("evidence", "address"): Quota(burst=3, per_minute=6),
+    ("evidence", "site"): Quota(burst=4, per_minute=12),
+    ("evidence-request", "address"): Quota(burst=30, per_minute=60),
 }
 
 #: Budgets remembered at once; the least recently used are forgotten (a
@@ -107,9 +111,11 @@ class Throttled(Refusal):
     def __init__(self, work: Work, payer: PayerKind, retry_after: float) -> None:
         noun = {"hint": "hints", "analysis": "analyses", "socket": "new connections",
                 "analysis-request": "analysis requests", "dispute": "disputes",
-                "evidence": "evidence files"}.get(work, "messages")
+                "evidence": "evidence files", "evidence-request": "evidence requests"
+                }.get(work, "messages")
         whose = {"seat": "this seat", "identity": "you", "address": "your address",
-                 "table": "this table's spectators", "socket": "you"}[payer]
+                 "table": "this table's spectators", "socket": "you",
+                 "site": "everyone together"}[payer]
         wait = max(1, round(retry_after))
         super().__init__(f"talking too fast ({whose}): try again in {wait} s"
                          if work.startswith("chat")
@@ -117,6 +123,7 @@ class Throttled(Refusal):
         self.code = ("chat-rate-limited" if work.startswith("chat")
                      else "analysis-rate-limited" if work.startswith("analysis")
                      else "too-many-sockets" if work == "socket"
+                     else "evidence-rate-limited" if work.startswith("evidence")
                      else f"{work}-rate-limited")
         self.payer = payer
         self.retry_after = retry_after

@@ -18,7 +18,6 @@ from muggins import streams
 from muggins.evidence.checkpoints import checkpoint_at_or_after, latest_checkpoint, site_keys
 from muggins.evidence.documents import Checkpoint, Receipt
 from muggins.evidence.receipts import receipt_of
-from muggins.replay.evidence_file import encode_evidence, export_evidence
 from muggins.replay.record import RecordError
 from muggins.tables.admission import Payer, Throttled
 from muggins.tables.analysis import REFUSED_WAIT
@@ -124,7 +123,8 @@ async def open_dispute(request: Request, table_id: FromPath[str],  # type: ignor
 @get("/tables/{table_id:str}/evidence",
      summary="The evidence file of a table, a game or a hand, for anyone to check offline",
      description="docs/fairness.md, \"The evidence file\"; checked by "
-                 "docs/check_evidence.py.  A few a minute per address (429 beyond).")
+                 "docs/check_evidence.py.  A few new ones a minute per address, a dozen "
+                 "for everyone together (429 beyond); a closed table's are kept.")
 async def evidence_file(request: Request, table_id: FromPath[str],  # type: ignore[type-arg]
                         game: FromQuery[int | None] = None,
                         hand: FromQuery[int | None] = None) -> Response[bytes]:
@@ -135,11 +135,11 @@ async def evidence_file(request: Request, table_id: FromPath[str],  # type: igno
     if game is not None:
         streams.hand_ref(checked, game, hand or 1)  # NoSuchHand: 404 for numbers out of range
     try:
-        runtime.admission.admit("evidence", [Payer("address", client_address(request))])
+        body = await runtime.evidence_files.file(checked, game, hand, client_address(request))
     except Throttled as error:
         raise await throttled(error) from None
-    try:
-        evidence = await export_evidence(runtime.infra.store, checked, game, hand)
+    except Refusal as error:
+        raise refused(error) from None
     except RecordError as error:
         text = str(error)
         code, status = (("no-such-table", 404) if text.startswith("there is no table")
@@ -147,7 +147,7 @@ async def evidence_file(request: Request, table_id: FromPath[str],  # type: igno
                         or "has no finished hand" in text
                         else ("no-evidence", 409))  # a gap in the store: it cannot be linked
         raise HTTPException(status_code=status, detail=text, extra={"code": code}) from None
-    body = await asyncio.to_thread(encode_evidence, evidence)
+
     scope = "".join(f"-{letter}{number}" for letter, number in (("g", game), ("h", hand))
                     if number is not None)
     return Response(body, media_type="application/json", headers={

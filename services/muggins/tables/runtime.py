@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from muggins.tables.chat import TableChat
     from muggins.tables.commands import Commands
     from muggins.tables.disputes import Disputes
+    from muggins.tables.evidence_files import EvidenceFiles
     from muggins.tables.feeds import SpectatorFeeds
     from muggins.tables.follower import Followers
     from muggins.tables.hints import Hints
@@ -84,6 +85,7 @@ class Runtime:
     hints: Hints
     analyses: Analyses
     disputes: Disputes
+    evidence_files: EvidenceFiles
     #: None in a spectators-only process.
     scheduler: Scheduler | None = None
     projectors: list[ProjectorRunner] = field(default_factory=list)

@@ -33,6 +33,7 @@ from muggins.tables.bot_workers import BotWorkers, SpareTimeWorker
 from muggins.tables.chat import TableChat
 from muggins.tables.commands import Commands
 from muggins.tables.disputes import Disputes
+from muggins.tables.evidence_files import EvidenceFiles
 from muggins.tables.feeds import SpectatorFeeds
 from muggins.tables.follower import Followers
 from muggins.tables.hints import Hints
@@ -116,6 +117,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
                       SocketsPerAddress(settings.sockets_per_address, settings.penalty_seconds),
                       admission, Hints(infra.pool, admission, thinker),
                       Analyses(infra.pool, admission, thinker), Disputes(seating, commands),
+                      EvidenceFiles(infra.store, seating, admission),
                       scheduler, projectors)
     if options.warm_workers and players:
         # Both at once, before this process is ready: their starts are
