@@ -136,6 +136,37 @@ async def test_two_writers_at_the_same_version_exactly_one_wins(
     assert await store.stream_version("table-b") == 3
 
 
+async def test_a_guarded_append_is_written_only_while_its_guard_stays_put(
+    store: EventStore,
+) -> None:
+    """A move is decided on its table's stream too: the append's guard is
+    that stream's version, checked by the store with the append."""
+    await store.append("table-g", 0, MOVE, actor="system")
+    # Guard at its version: written.  A guard stream that has no events is at 0.
+    await store.append("game-g", 0, [Passed(1, 1)], actor="seat:1", guard=("table-g", 2))
+    await store.append("game-g", 1, [Passed(1, 0)], actor="seat:0", guard=("nothing-yet", 0))
+    # Guard moved on: refused, naming the guard, and nothing is written.
+    with pytest.raises(ConcurrencyError, match=r"stream table-g is no longer at version 1: "
+                       r"it guarded an append to game-g") as refused:
+        await store.append("game-g", 2, [Passed(1, 1)], actor="seat:1", guard=("table-g", 1))
+    assert refused.value.stream_id == "table-g"
+    assert await store.stream_version("game-g") == 2
+    # Its own stream moved: the usual refusal, about its own stream.
+    with pytest.raises(ConcurrencyError, match="stream game-g is no longer at version 1: it "
+                       "is at version 2"):
+        await store.append("game-g", 1, [Passed(1, 1)], actor="seat:1", guard=("table-g", 2))
+    # Sent together, the guard stream's append first: never judged in the same
+    # transaction (where it would see the guard stream as it was before).
+    results = await asyncio.gather(
+        store.append("table-g", 2, [Passed(1, 0)], actor="system"),
+        store.append("game-g", 2, [Passed(1, 1)], actor="seat:1", guard=("table-g", 2)),
+        return_exceptions=True,
+    )
+    assert isinstance(results[0], list) and isinstance(results[1], ConcurrencyError)
+    assert await store.stream_version("game-g") == 2
+    assert chain_breaks(await store.read_all(0)) is None
+
+
 async def test_a_conflict_in_one_batch_does_not_fail_the_others(store: EventStore) -> None:
     # Appended together: they share one transaction, yet only the stale one fails.
     results = await asyncio.gather(

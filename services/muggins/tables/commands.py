@@ -26,7 +26,7 @@ from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Event, GameStarted, HandStarted
 from muggins.rules.game import fold, play, start_game
 from muggins.rules.state import GameState
-from muggins.streams import game_stream
+from muggins.streams import game_stream, table_stream
 from muggins.table_events import AbsenceChoice
 from muggins.table_life import table_life
 from muggins.tables.errors import (
@@ -165,48 +165,34 @@ class Commands:
         came_in = time.monotonic()
         with log_context(table=table_id, correlation_id=correlation_id):
             async with self._lock(table_id):
-                for attempt in range(5):
-                    # Fresh: what becomes due next depends on who plays each seat.
-                    table = await self.seating.table(table_id, fresh=True)
-                    table.refuse_if_closed()
-                    if expected_game is not None and table.state.game != expected_game:
-                        raise StaleView(f"game {expected_game} is over; the table plays "
-                                        f"game {table.state.game} now")
-                    if for_bot is not None and not table.state.seats[for_bot].is_bot:
-                        raise StaleView(f"seat {for_bot}'s player took the seat back")
-                    if table.state.game == 0:
-                        raise IllegalMove("the game starts when every seat is taken")
-                    # The cache when it is where the command was decided (the
-                    # append's expected version is the store's check); after a
-                    # conflict, the store.
-                    game = await self.game(table_id, table.state.game,
-                                           at_least=known_version if attempt == 0 else None)
-                    if game.state is None:
-                        raise IllegalMove("the game is about to start")
-                    if known_version is not None and known_version != game.version:
-                        raise StaleView(
-                            f"your view is at version {known_version}, the table at "
-                            f"{game.version}: catch up first")
-                    if (isinstance(command, StartHand)
-                            and table_life(table.state, game.state).kind == "paused"):
-                        # Derived before a person was found gone: no deal now.
-                        raise IllegalMove("the game is paused: a person is missing")
-                    new_state, events = play(game.state, command)
-                    reclaim = (person is not None
-                               and table.state.seats[person].takeover is not None)
-                    if reclaim and person is not None and table.state.seats[person].held_until == (
-                            game.number, hand_number(game.state)):
-                        raise SeatHeldByBot(
-                            "your turn clock ran out twice on one turn: the bot plays your "
-                            "seat to the end of this hand, and you are back from the next")
+                # The table as this process knows it first: the append's guard
+                # checks that the table's stream is still where it was (who
+                # plays each seat decides what becomes due next), which spares
+                # a read of it per move.  After a conflict, or a refusal the
+                # table as known might have caused, the store's.
+                as_known = True
+                for attempt in range(APPEND_ATTEMPTS):
+                    table = (await self.seating.table_as_known(table_id) if as_known
+                             else await self.seating.table(table_id, fresh=True))
+                    try:
+                        game, new_state, events, reclaim = await self._decide(
+                            table, command, attempt=attempt, known_version=known_version,
+                            expected_game=expected_game, for_bot=for_bot, person=person)
+                    except (StaleView, IllegalMove, SeatHeldByBot):
+                        if not as_known:
+                            raise
+                        as_known = False
+                        continue
                     due = self._due_after(table, new_state)
                     stream = game_stream(table_id, game.number)
                     try:
                         recorded = await self.store.append(
                             stream, game.version, events, actor=actor,
-                            correlation_id=correlation_id, due=due)
+                            correlation_id=correlation_id, due=due,
+                            guard=(table_stream(table_id), table.version))
                     except ConcurrencyError:
-                        continue  # another process moved first: the next attempt reads the store
+                        as_known = False  # another process moved first: the store's next
+                        continue
                     new_version = recorded[-1].stream_version
                     self.broadcast_clock.started(stream, new_version, came_in)
                     MOVES.labels(type(command).__name__, actor.partition(":")[0]).inc()
@@ -222,6 +208,45 @@ class Commands:
                         await self._reclaimed(table_id, person, game.number, new_state)
                     return new_version
                 raise IllegalMove("the table is too busy: try again")
+
+    async def _decide(
+        self, table: Table, command: AnyCommand, *, attempt: int, known_version: int | None,
+        expected_game: int | None, for_bot: int | None, person: int | None,
+    ) -> tuple[Game, GameState, list[Event], bool]:
+        """The command judged on ``table`` and its game: the game it was
+        decided on, the state and events after it, and whether it takes a
+        person's seat back from the bot.  Refuses (StaleView, IllegalMove,
+        SeatHeldByBot, TableClosedRefusal) and writes nothing."""
+        table.refuse_if_closed()
+        table_id = table.state.table_id
+        if expected_game is not None and table.state.game != expected_game:
+            raise StaleView(f"game {expected_game} is over; the table plays "
+                            f"game {table.state.game} now")
+        if for_bot is not None and not table.state.seats[for_bot].is_bot:
+            raise StaleView(f"seat {for_bot}'s player took the seat back")
+        if table.state.game == 0:
+            raise IllegalMove("the game starts when every seat is taken")
+        # The cache when it is where the command was decided (the append's
+        # expected version is the store's check); after a conflict, the store.
+        game = await self.game(table_id, table.state.game,
+                               at_least=known_version if attempt == 0 else None)
+        if game.state is None:
+            raise IllegalMove("the game is about to start")
+        if known_version is not None and known_version != game.version:
+            raise StaleView(f"your view is at version {known_version}, the table at "
+                            f"{game.version}: catch up first")
+        if (isinstance(command, StartHand)
+                and table_life(table.state, game.state).kind == "paused"):
+            # Derived before a person was found gone: no deal now.
+            raise IllegalMove("the game is paused: a person is missing")
+        new_state, events = play(game.state, command)
+        reclaim = person is not None and table.state.seats[person].takeover is not None
+        if reclaim and person is not None and table.state.seats[person].held_until == (
+                game.number, hand_number(game.state)):
+            raise SeatHeldByBot("your turn clock ran out twice on one turn: the bot plays "
+                                "your seat to the end of this hand, and you are back from "
+                                "the next")
+        return game, new_state, list(events), reclaim
 
     async def _reclaimed(self, table_id: str, seat: int, game: int, state: GameState) -> None:
         """The person's accepted move takes their seat back from the bot.  A

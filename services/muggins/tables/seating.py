@@ -204,6 +204,13 @@ class Seating:
         self._remember(table_id, table)
         return table
 
+    async def table_as_known(self, table_id: str) -> Table:
+        """The table as this process last had it, however old (the store's if
+        it has none): for a change appended with the table's version as its
+        guard, which the store checks (EventStore.append)."""
+        cached = self._tables.get(table_id)
+        return cached if cached is not None else await self.table(table_id)
+
     def _remember(self, table_id: str, table: Table) -> None:
         self._tables.pop(table_id, None)
         self._tables[table_id] = table

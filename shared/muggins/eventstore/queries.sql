@@ -1,6 +1,6 @@
 -- name: append
 SELECT batch, first_position, current_version, recorded_at
-  FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
+  FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16);
 
 -- name: read_stream
 SELECT position, event_id, stream_id, stream_version, event_type, payload::text,

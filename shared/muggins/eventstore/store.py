@@ -271,7 +271,13 @@ class _PendingAppend(msgspec.Struct):
     correlation_id: uuid.UUID | None
     causation_id: uuid.UUID | None
     due: Due | None
+    #: Append only if this other stream is still at this version (None: no guard).
+    guard: tuple[str, int] | None
     done: asyncio.Future[list[RecordedEvent]]
+
+    def streams(self) -> tuple[str, ...]:
+        """The streams this append writes or is judged by."""
+        return (self.stream_id, self.guard[0]) if self.guard else (self.stream_id,)
 
 
 class EventStore:
@@ -302,14 +308,19 @@ class EventStore:
         correlation_id: str | None = None,
         causation_id: str | None = None,
         due: Due | None = None,
+        guard: tuple[str, int] | None = None,
     ) -> list[RecordedEvent]:
         """Append ``events`` to a stream at ``expected_version``, all or nothing.
 
         Raises ConcurrencyError (and writes nothing) if the stream is not at
-        ``expected_version`` any more.  ``due`` is written with the events,
-        in the same transaction, and only if they are.
+        ``expected_version`` any more, or if ``guard`` (another stream and
+        its version: what the events were decided on besides their own
+        stream) moved on.  ``due`` is written with the events, in the same
+        transaction, and only if they are.
         """
         _valid_stream_id(stream_id)
+        if guard is not None:
+            _valid_stream_id(guard[0])
         if not events:
             return []
         event_ids = [uuid.uuid4() for _ in events]
@@ -345,6 +356,7 @@ class EventStore:
             correlation_id=correlation,
             causation_id=causation,
             due=due,
+            guard=guard,
             done=asyncio.get_running_loop().create_future(),
         )
         self._queue.append(pending)
@@ -384,15 +396,17 @@ class EventStore:
 
     def _take_batch(self) -> list[_PendingAppend]:
         """The next appends to write together: in arrival order, up to
-        max_batch, at most one per stream (a second waits for the next
-        transaction, where it sees the first one's outcome)."""
+        max_batch, at most one per stream, counting the streams they are
+        guarded by (a second waits for the next transaction, where it sees
+        the first one's outcome: a guard is judged on committed events)."""
         batch: list[_PendingAppend] = []
         streams: set[str] = set()
         rest: list[_PendingAppend] = []
         for pending in self._queue:
-            if len(batch) < self.max_batch and pending.stream_id not in streams:
+            touched = pending.streams()
+            if len(batch) < self.max_batch and streams.isdisjoint(touched):
                 batch.append(pending)
-                streams.add(pending.stream_id)
+                streams.update(touched)
             else:
                 rest.append(pending)
         self._queue[:] = rest
@@ -416,6 +430,8 @@ class EventStore:
                 [p.due.key if p.due else None for p in batch],
                 [p.due.seconds if p.due else None for p in batch],
                 [p.due.earliest if p.due else False for p in batch],
+                [p.guard[0] if p.guard else None for p in batch],
+                [p.guard[1] if p.guard else None for p in batch],
             )
         for row in rows:
             pending = batch[row["batch"] - 1]
@@ -423,11 +439,18 @@ class EventStore:
                 continue
             first = row["first_position"]
             if first is None:
+                moved = row["current_version"] != pending.expected_version
                 pending.done.set_exception(
                     ConcurrencyError(
                         pending.stream_id,
                         pending.expected_version,
                         f"it is at version {row['current_version']}",
+                    )
+                    if moved or pending.guard is None
+                    else ConcurrencyError(  # the stream it was decided on besides its own
+                        pending.guard[0],
+                        pending.guard[1],
+                        f"it guarded an append to {pending.stream_id}",
                     )
                 )
                 continue

@@ -1,0 +1,70 @@
+"""Commands decided on the table as a process knows it, the append guarded by
+the table's version: what another process changed at the table is never
+decided around (two processes, one store, no service or scheduler)."""
+
+from __future__ import annotations
+
+from muggins.eventstore.store import EventStore
+from muggins.rules.commands import StartHand
+from muggins.rules.game import legal_moves
+from muggins.streams import table_stream
+from muggins.tables.commands import Commands
+from muggins.tables.metrics import BroadcastClock
+from muggins.tables.next_step import Timings
+from muggins.tables.protocol import CreateTable, TakeSeat
+from muggins.tables.seating import Seating
+from muggins.tables.wakeups import Wakeups
+
+
+def process(store: EventStore) -> tuple[Seating, Commands]:
+    """One process's seating and commands (each with its own caches)."""
+    seating = Seating(store.pool, store)
+    return seating, Commands(store, seating, Timings(), BroadcastClock(), Wakeups())
+
+
+async def test_a_move_on_a_table_another_process_changed_is_decided_on_the_change(
+        store: EventStore) -> None:
+    """Process B gives seat 0 to a bot after A last read the table; A's
+    person at seat 0 then moves.  Decided on A's table as it knew it, the
+    move would leave the bot in the seat; the guard sends A to the store,
+    and the move takes the seat back, as a move by the person does."""
+    seating_a, commands_a = process(store)
+    table = await seating_a.open_table(CreateTable(seats=2))
+    table_id = table.state.table_id
+    for seat, name in ((0, "Ana"), (1, "Bea")):
+        _, table = await seating_a.take_seat(table_id, seat, TakeSeat(name=name))
+    await commands_a.begin(table)
+    await commands_a.submit(table_id, StartHand(seed="ab" * 32), actor="system")
+    game = await commands_a.game(table_id, 1)
+    assert game.state is not None and game.state.hand is not None
+    mover = game.state.hand.turn
+    known = await seating_a.table_as_known(table_id)
+
+    seating_b, _ = process(store)
+    assert await seating_b.take_over(table_id, mover, "absent", game=1, version=game.version,
+                                     hand=1)
+    assert (await seating_a.table_as_known(table_id)).version == known.version  # A knows nothing
+
+    version = await commands_a.submit(table_id, legal_moves(game.state)[0],
+                                      actor=f"seat:{mover}", known_version=game.version,
+                                      person=mover)
+    assert version > game.version
+    after = await seating_a.table(table_id, fresh=True)
+    assert after.state.seats[mover].takeover is None  # the person's move took it back
+    kinds = [r.event_type for r in await store.read_stream(table_stream(table_id))]
+    assert kinds[-2:] == ["BotTookOver", "PlayerReturned"]
+
+
+async def test_a_refusal_from_the_table_as_known_is_checked_against_the_store(
+        store: EventStore) -> None:
+    """A's table as it knew it has no game begun; B's seating began one.  A
+    command A would refuse on what it knew is judged on the store's table."""
+    seating_a, commands_a = process(store)
+    table = await seating_a.open_table(CreateTable(seats=2))
+    table_id = table.state.table_id
+    _, table = await seating_a.take_seat(table_id, 0, TakeSeat(name="Ana"))
+    seating_b, commands_b = process(store)
+    _, table_b = await seating_b.take_seat(table_id, 1, TakeSeat(name="Bea"))
+    await commands_b.begin(table_b)
+    assert (await seating_a.table_as_known(table_id)).state.game == 0
+    assert await commands_a.submit(table_id, StartHand(seed="ab" * 32), actor="system") > 1
