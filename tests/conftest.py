@@ -13,13 +13,15 @@ from muggins import compiled
 #: Fixtures that start or use real servers (PostgreSQL, NATS, the service, a
 #: browser): a test that asks for one of them is in the ``servers`` tier.
 SERVER_FIXTURES = frozenset({
-    "postgres", "nats_server", "database_url", "pool", "store", "service", "nats_client",
-    "pages", "browser", "played", "copy", "migration_database_url", "service_database_url",
-    "budgeted", "cluster", "servers_dir", "jetstream",
+    "postgres", "nats_server", "database_url", "blank_database_url", "pool", "store",
+    "service", "nats_client", "pages", "browser", "played", "copy", "migration_database_url",
+    "service_database_url", "budgeted", "cluster", "servers_dir", "jetstream",
 })
 #: Folders whose every test drives real servers or processes.
 SERVER_FOLDERS = ("faults", "cluster", "browser", "integration", "projections")
 TESTS = Path(__file__).parent
+#: The real servers' fixtures (postgres, nats_server, database_url, store, ...).
+pytest_plugins = ["tests.support.servers"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -13,7 +13,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-from tests.rules.test_purity import imported, parsed
+from tests.support.source_code import imported, parsed
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("shared", "services", "replays")

@@ -12,6 +12,7 @@ and count, and only loopback is used.
 
     python3 deploy/dev.py bench service             # N = 100, 250, 500
     MUGGINS_BENCH_TABLES=500,750 python3 deploy/dev.py bench service
+    MUGGINS_BENCH_PROFILE=/tmp/profiles python3 deploy/dev.py bench service  # + py-spy
 
 With MUGGINS_BENCH_BOTS=expert (or greedy, random) the second seat of every
 table is a server-side bot of that level instead of a client: the expert
@@ -50,6 +51,9 @@ SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
 #: A server-side bot level for every table's second seat ("" : a client there too).
 BOTS = os.environ.get("MUGGINS_BENCH_BOTS", "")
 THINK = (0.8, 1.2)  # seconds a seat waits before it plays
+#: A folder: while the clients play, the service process is sampled there by
+#: py-spy (collapsed stacks, SERVICE-N.raw), for finding where a move's time goes.
+PROFILE = os.environ.get("MUGGINS_BENCH_PROFILE", "")
 
 
 @dataclass
@@ -153,10 +157,20 @@ async def create_tables(base_url: str, tables: int, bots: str = ""
 
 async def play_tables(base_url: str, seats: list[tuple[str, str, int]],
                       sent: dict[str, float] | None = None,
-                      sent_at_table: str | None = None) -> tuple[Stats, float]:
+                      sent_at_table: str | None = None,
+                      profile: tuple[int, str] | None = None) -> tuple[Stats, float]:
     """Every seat a client, for SECONDS: what they measured, and how long it
-    took (with ``sent``: when each move at ``sent_at_table`` was sent)."""
+    took (with ``sent``: when each move at ``sent_at_table`` was sent; with
+    ``profile`` (process id, name) and PROFILE, that process sampled meanwhile)."""
     stats = Stats()
+    sampler = None
+    if profile and PROFILE:
+        Path(PROFILE).mkdir(parents=True, exist_ok=True)
+        sampler = subprocess.Popen(
+            [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(profile[0]),
+             "--duration", str(max(1, int(SECONDS) - 2)), "--rate", "100", "--format", "raw",
+             "--nonblocking", "--output", str(Path(PROFILE) / f"{profile[1]}.raw")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ws_url = base_url.replace("http", "ws", 1)
     # The load generator's own collector pauses are not the service's latency:
     # no cyclic collection in this process while it measures (a bounded run).
@@ -172,13 +186,16 @@ async def play_tables(base_url: str, seats: list[tuple[str, str, int]],
     ))
     elapsed = time.perf_counter() - started
     gc.enable()
+    if sampler is not None:
+        sampler.wait(30)
     return stats, elapsed
 
 
-async def run_load(base_url: str, tables: int, bots: str = ""
+async def run_load(base_url: str, tables: int, bots: str = "",
+                   profile: tuple[int, str] | None = None
                    ) -> tuple[Stats, list[str], float]:
     ids, seats = await create_tables(base_url, tables, bots)
-    stats, elapsed = await play_tables(base_url, seats)
+    stats, elapsed = await play_tables(base_url, seats, profile=profile)
     return stats, ids, elapsed
 
 
@@ -256,8 +273,11 @@ async def main() -> int:
             for tables, level in runs:
                 # A fresh service process for each N: one run's games do not
                 # weigh on the next.
-                async with service_process(Path(folder), env, f"serve-{tables}{level}") as base_url:
-                    stats, ids, elapsed = await run_load(base_url, tables, level)
+                pids: list[int] = []
+                name = f"serve-{tables}{level}"
+                async with service_process(Path(folder), env, name, pids=pids) as base_url:
+                    stats, ids, elapsed = await run_load(base_url, tables, level,
+                                                         profile=(pids[-1], name))
                 bad_games = await verify_tables(database_url, ids)
                 if level == BOTS:
                     results.append((tables, stats, elapsed, bad_games))

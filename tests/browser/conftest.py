@@ -21,12 +21,6 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
 from muggins.embedded import EmbeddedNats
-from tests.integration.conftest import (  # noqa: F401  (the same real servers)
-    database_url,
-    nats_server,
-    postgres,
-    servers_dir,
-)
 from tests.service.conftest import Running, serve
 from tests.service.conftest import service as service
 

@@ -22,9 +22,8 @@ from playwright.async_api import Page, expect
 from muggins.embedded import EmbeddedNats
 from muggins.evidence.documents import Receipt, check_signature
 from tests.browser.conftest import Pages
-from tests.browser.test_pages import play_a_move, sit
-from tests.browser.test_table_page import screenshot, shot
 from tests.service.conftest import Running, serve
+from tests.support.pages import play_a_move, screenshot, shot, sit
 
 PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
 OPERATOR = "operator-token-for-the-browser-1234"

@@ -14,7 +14,7 @@ from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Pages
 from tests.service.conftest import Running
-from tests.service.test_play import create, sit
+from tests.support.tables import create, sit
 
 #: Widths the question must read well at: a laptop and a phone.
 SCREENS = [(1280, 800), (390, 844)]

@@ -18,9 +18,8 @@ from playwright.async_api import Page, expect
 
 from muggins.embedded import EmbeddedNats
 from tests.browser.conftest import Pages
-from tests.browser.test_pages import play_a_move, sit
-from tests.browser.test_table_page import screenshot, shot
 from tests.service.conftest import Running, serve
+from tests.support.pages import play_a_move, screenshot, shot, sit
 
 PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
 

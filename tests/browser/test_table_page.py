@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import time
 from pathlib import Path
@@ -18,24 +17,20 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FloatRect, Page, WebSocketRoute, expect
 
 from tests.browser.conftest import Pages
-from tests.browser.test_pages import DOCS, create_from_lobby, play_a_move, play_until, sit
 from tests.service.client import SeatClient
 from tests.service.conftest import Running
-from tests.service.test_play import create
-from tests.service.test_play import sit as sit_by_api
+from tests.support.pages import (
+    create_from_lobby,
+    play_a_move,
+    play_until,
+    screenshot,
+    shot,
+    sit,
+)
+from tests.support.tables import create
+from tests.support.tables import sit as sit_by_api
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
-def shot(tmp_path: Path, name: str) -> Path:
-    return DOCS / name if os.environ.get("MUGGINS_UPDATE_SCREENSHOTS") else tmp_path / name
-
-
-async def screenshot(page: Page, path: Path, *, full_page: bool = False) -> None:
-    """After the last tile has slid into place."""
-    await page.mouse.move(0, 0)
-    await page.wait_for_timeout(500)
-    await page.screenshot(path=str(path), full_page=full_page)
 
 
 async def box(page: Page, selector: str) -> FloatRect:

@@ -23,10 +23,10 @@ from muggins.bus.relay import RELAY_READER
 from muggins.cluster.local import Instance, LocalCluster
 from muggins.eventstore.store import EventStore
 from tests.browser.conftest import CHROMIUM_FLAGS, Pages, chromium_path
-from tests.browser.test_pages import create_from_lobby, play_a_move
-from tests.browser.test_pages import sit as sit_in_the_page
 from tests.cluster.play import SCENARIO, no_unhandled_errors, play_through
 from tests.faults.harness import ScriptedHuman, create_table, human_table, sit
+from tests.support.pages import create_from_lobby, play_a_move
+from tests.support.pages import sit as sit_in_the_page
 from tests.support.waits import eventually
 
 

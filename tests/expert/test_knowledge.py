@@ -22,7 +22,7 @@ from muggins.rules.events import Event, Passed, TileDrawn, TilePlayed
 from muggins.rules.presets import PRESETS, preset, seatings
 from muggins.rules.state import GameState
 from tests.expert.helpers import decisions
-from tests.rules.test_purity import imported, parsed
+from tests.support.source_code import imported, parsed
 
 SEATINGS = [(name, seats, partners) for name in PRESETS for seats, partners in seatings(name)]
 

@@ -12,18 +12,12 @@ from muggins.embedded import EmbeddedNats
 from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
 from muggins.eventstore.store import EventStore
 from tests.faults.harness import Launcher, store_at
-from tests.integration.conftest import (  # noqa: F401  (the same real servers)
-    database_url,
-    nats_server,
-    postgres,
-    role_url,
-    servers_dir,
-)
+from tests.support.servers import role_url
 
 
 @pytest.fixture
 def launcher(
-    tmp_path: Path, database_url: str, nats_server: EmbeddedNats  # noqa: F811  (fixtures)
+    tmp_path: Path, database_url: str, nats_server: EmbeddedNats
 ) -> Iterator[Launcher]:
     # The service as deployed: its own role, the migrations as the owner.
     the_launcher = Launcher(tmp_path, role_url(database_url, SERVICE_ROLE), nats_server.url,
@@ -37,6 +31,6 @@ def launcher(
 
 
 @pytest.fixture
-async def store(database_url: str) -> AsyncIterator[EventStore]:  # noqa: F811  (fixture)
+async def store(database_url: str) -> AsyncIterator[EventStore]:
     async with store_at(database_url) as the_store:
         yield the_store

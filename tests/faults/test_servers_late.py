@@ -32,9 +32,9 @@ from tests.faults.harness import (
     sit,
     unhandled_errors,
 )
-from tests.integration.conftest import role_url
 from tests.projections.streams import game_batches, store_interleaved
 from tests.service.client import SeatClient
+from tests.support.servers import role_url
 
 
 async def readiness_until(url: str, wanted: Callable[[int, dict[str, Any]], bool],

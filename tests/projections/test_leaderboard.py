@@ -3,8 +3,6 @@ exactly once from the events, equal to a rebuild."""
 
 from __future__ import annotations
 
-import random
-
 import asyncpg
 import msgspec
 import pytest
@@ -31,39 +29,10 @@ from muggins.table_events import (
     TableClosed,
     TableOpened,
 )
-from tests.projections.streams import Batches, game_batches, store_interleaved
-
-BOARD = ("SELECT preset, player_id, name, bot, mu, sigma, games, won, drawn, hands, points, "
-         "best_play, abandoned FROM leaderboard ORDER BY preset, player_id")
+from tests.projections.streams import Batches
+from tests.support.leagues import BOARD, GREEDY, PEOPLE, game_with, seated, store_league
 
 PLAYING = "SELECT count(*) FROM leaderboard_games WHERE tally IS NOT NULL"
-PEOPLE = [SeatedPlayer(seat=0, player_id=f"p{i}", name=f"Player {i}") for i in range(5)]
-GREEDY = SeatedPlayer(seat=0, player_id="bot:greedy", name="bot (greedy)", bot=True)
-
-
-def seated(players: list[SeatedPlayer]) -> tuple[SeatedPlayer, ...]:
-    return tuple(msgspec.structs.replace(p, seat=s) for s, p in enumerate(players))
-
-
-def game_with(players: tuple[SeatedPlayer, ...], name: str, seed: str,
-              partners: bool = False) -> Batches:
-    """A whole bot-played game whose first event names ``players``."""
-    batches = game_batches(preset(name, len(players), partners), seed)
-    first = batches[0][1][0]
-    assert isinstance(first, GameStarted)
-    batches[0][1][0] = GameStarted(ruleset=first.ruleset, players=players)
-    return batches
-
-
-async def store_league(store: EventStore, games: int, seed: int = 7) -> None:
-    """``games`` games among five people and a bot, two at a time, interleaved."""
-    rng = random.Random(seed)
-    streams = []
-    for number in range(games):
-        pair = rng.sample([*PEOPLE, GREEDY], 2)
-        name = "playelephant" if number % 3 else "block"
-        streams.append((f"league{number}-g1", game_with(seated(pair), name, f"league/{number}")))
-    await store_interleaved(store, streams)
 
 
 def played(batches: Batches) -> list[Event]:

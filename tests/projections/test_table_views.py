@@ -19,7 +19,7 @@ from muggins.projections.read_models import TableViews
 from muggins.projections.runner import ProjectorRunner
 from muggins.rules.presets import preset
 from tests.projections.streams import game_batches, store_interleaved
-from tests.projections.test_leaderboard import BOARD, store_league
+from tests.support.leagues import BOARD, store_league
 
 READER_NAME = "projector:table-views"
 READ_MODEL = "SELECT stream_id, table_id, game, version, position, state, public_view, phase " \

@@ -37,9 +37,8 @@ from muggins.selfplay import make_bots, play_game_commands
 from muggins.sql import migration_files
 from muggins.streams import table_stream
 from muggins.table_events import BotTookOver, SeatTaken, TableOpened
-from tests.replays.test_replay import tamper
-from tests.replays.test_replay_cli import muggins
-from tests.rules.test_purity import parsed
+from tests.support.replays import muggins, tamper
+from tests.support.source_code import parsed
 
 FAIRNESS = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
 #: A name with what canonical JSON must get right: quotes, a backslash, a
@@ -313,9 +312,10 @@ async def test_the_documented_checker_recomputes_the_stored_chain(
 # -- events stored before the chain ----------------------------------------------------
 
 async def test_events_stored_before_the_chain_are_chained_by_the_migration(
-    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    blank_database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    database_url = blank_database_url
     connection = await asyncpg.connect(database_url)
     try:
         await connection.execute(

@@ -25,6 +25,7 @@ from muggins.replay.verify import (
 from muggins.rules.events import TilePlayed
 from muggins.rules.presets import PRESETS, seatings
 from tests.replays.games import store_game
+from tests.support.replays import first_version, tamper
 
 SEATINGS = [(name, seats, partners) for name in PRESETS for seats, partners in seatings(name)]
 GOLDEN = Path(__file__).parent / "golden"
@@ -47,24 +48,6 @@ async def test_every_preset_stored_exported_and_verified(
         again = verify_record(read_record(path))
         assert again.ok, again.problems
         assert again.rebuilt == tuple(e.event for e in stored[part.start : part.stop])
-
-
-async def tamper(pool: asyncpg.Pool, sql: str, *args: object) -> None:
-    """Change the store behind the application's back, as an attacker with the
-    database's superuser rights could (the triggers stop everyone else)."""
-    async with pool.acquire() as connection, connection.transaction():
-        await connection.execute("ALTER TABLE events DISABLE TRIGGER events_append_only_rows")
-        await connection.execute(sql, *args)
-        await connection.execute("ALTER TABLE events ENABLE TRIGGER events_append_only_rows")
-
-
-async def first_version(pool: asyncpg.Pool, table: str, event_type: str, extra: str = "") -> int:
-    version = await pool.fetchval(
-        f"SELECT min(stream_version) FROM events WHERE stream_id = $1 AND event_type = $2 {extra}",
-        table, event_type,
-    )
-    assert version is not None
-    return int(version)
 
 
 def rules_problem(verdict: GameVerdict) -> Problem:

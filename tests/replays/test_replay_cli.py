@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import asyncpg
@@ -17,17 +14,9 @@ from muggins.eventstore.store import EventStore
 from muggins.replay.record import hands_of
 from muggins.streams import game_stream
 from tests.replays.games import store_game
-from tests.replays.test_replay import first_version, tamper
+from tests.support.replays import first_version, muggins, tamper
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "replays" / "examples"
-
-
-def muggins(*args: str, database_url: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_LOG_LEVEL": "warning"}
-    return subprocess.run(
-        [sys.executable, "-m", "muggins.cli", *args],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
-    )
 
 
 @pytest.fixture

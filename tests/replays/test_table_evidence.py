@@ -45,10 +45,10 @@ from muggins.tables.metrics import BroadcastClock
 from muggins.tables.next_step import Timings
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
-from tests.replays.test_replay_cli import muggins
 from tests.service.client import SeatClient
 from tests.service.conftest import serve
-from tests.service.test_play import create, sit
+from tests.support.replays import muggins
+from tests.support.tables import create, sit
 
 
 class Played(msgspec.Struct):

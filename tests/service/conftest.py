@@ -20,13 +20,7 @@ from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
 from muggins.settings import Settings
 from muggins.tables.app import create_app
 from muggins.tables.runtime import Runtime, ServiceOptions
-from tests.integration.conftest import (  # noqa: F401  (the same real servers)
-    database_url,
-    nats_server,
-    postgres,
-    role_url,
-    servers_dir,
-)
+from tests.support.servers import role_url
 
 
 @dataclass
@@ -101,7 +95,7 @@ async def _ready(http: httpx.AsyncClient, timeout: float = 30.0) -> None:
 
 @pytest.fixture
 async def service(
-    database_url: str, nats_server: EmbeddedNats  # noqa: F811  (fixtures)
+    database_url: str, nats_server: EmbeddedNats
 ) -> AsyncIterator[Running]:
     async with serve(database_url, nats_server.url) as running:
         yield running

@@ -9,8 +9,7 @@ from muggins.chat import CHAT_MAX
 from muggins.streams import chat_stream
 from tests.service.client import SeatClient
 from tests.service.conftest import Running
-from tests.service.test_play import create, sit
-from tests.service.test_service import watch
+from tests.support.tables import create, sit, watch
 
 
 async def two_players(service: Running, **spec: Any) -> tuple[str, SeatClient, SeatClient]:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.service.conftest import Running
-from tests.service.test_play import create
-from tests.service.test_service import human_vs_bot
+from tests.support.tables import create, human_vs_bot
 
 
 async def test_presets_in_words_for_a_seating_and_language(service: Running) -> None:

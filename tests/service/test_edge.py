@@ -23,7 +23,7 @@ from muggins.tables.errors import ChatFull, ChatNameTaken, ChatRateLimited
 from muggins.views import game_view
 from tests.service.client import SeatClient
 from tests.service.conftest import Running
-from tests.service.test_play import create, sit
+from tests.support.tables import create, sit
 
 
 async def eventually(condition: Any, timeout: float = 10.0) -> None:

@@ -24,7 +24,7 @@ from muggins.streams import table_stream
 from muggins.tables.admission import Quota
 from tests.service.client import SeatClient
 from tests.service.conftest import FAST, Running, serve
-from tests.service.test_play import create, sit
+from tests.support.tables import create, sit
 
 OPERATOR = "operator-token-for-the-tests-0123456789"
 #: As FAST, and every dispute and evidence file these tests ask for admitted.

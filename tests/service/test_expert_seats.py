@@ -9,7 +9,7 @@ import time
 from muggins.rules.events import GameEnded
 from muggins.streams import game_stream
 from tests.service.conftest import Running
-from tests.service.test_play import create, sit, verify_store
+from tests.support.tables import create, sit, verify_store
 
 
 async def finished(service: Running, table_id: str, timeout: float = 90) -> int:

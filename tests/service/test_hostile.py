@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from muggins.embedded import EmbeddedNats
 from tests.service.client import SeatClient, unpacked
 from tests.service.conftest import Running, serve
-from tests.service.test_play import create, sit
+from tests.support.tables import create, sit
 from tests.support.waits import eventually
 
 #: What the database holds that a refusal must not change.

@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.service.client import SeatClient
 from tests.service.conftest import Running
-from tests.service.test_play import create, sit
+from tests.support.tables import create, sit
 
 
 async def board_when(service: Running, ready: Any, **params: Any) -> dict[str, Any]:

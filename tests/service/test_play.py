@@ -3,36 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-from muggins.eventstore.store import EventStore, create_pool
-from muggins.replay.record import StoredEvent
-from muggins.replay.verify import verify_game
 from tests.service.client import SeatClient
 from tests.service.conftest import Running
-
-
-async def create(service: Running, **spec: Any) -> dict[str, Any]:
-    response = await service.http.post("/tables", json=spec)
-    assert response.status_code == 201, response.text
-    return response.json()  # type: ignore[no-any-return]
-
-
-async def sit(service: Running, table_id: str, seat: int, name: str) -> dict[str, Any]:
-    response = await service.http.post(f"/tables/{table_id}/seats/{seat}", json={"name": name})
-    assert response.status_code == 201, response.text
-    return response.json()  # type: ignore[no-any-return]
-
-
-async def verify_store(database_url: str, stream: str) -> int:
-    pool = await create_pool(database_url)
-    try:
-        recorded = await EventStore(pool).read_stream(stream)
-    finally:
-        await pool.close()
-    verdict = verify_game([StoredEvent(r.stream_version, r.event()) for r in recorded])
-    assert verdict.ok, verdict.problems
-    return len(verdict.hands)
+from tests.support.tables import create, sit, verify_store
 
 
 async def test_a_person_plays_a_whole_game_against_a_bot(

@@ -11,7 +11,7 @@ from typing import Any
 
 from muggins.embedded import EmbeddedNats
 from tests.service.conftest import Running, serve
-from tests.service.test_play import create, sit
+from tests.support.tables import create, sit
 
 
 async def an_identity(service: Running) -> dict[str, str]:

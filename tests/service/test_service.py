@@ -16,15 +16,8 @@ from muggins.rules.tiles import tile_set
 from muggins.tables.runtime import ServiceOptions
 from tests.service.client import SeatClient, assert_nothing_hidden
 from tests.service.conftest import Running, serve
-from tests.service.test_play import create, sit, verify_store
+from tests.support.tables import create, human_vs_bot, seat_is_bot, sit, verify_store, watch
 from tests.support.waits import eventually
-
-
-async def human_vs_bot(service: Running, **spec: Any) -> tuple[str, SeatClient]:
-    table = await create(service, bots=[{"seat": 1}], **spec)
-    granted = await sit(service, table["table_id"], 0, "Ana")
-    return table["table_id"], await SeatClient.connect(service.ws_url, table["table_id"],
-                                                       granted["token"])
 
 
 async def my_turn(player: SeatClient) -> None:
@@ -134,18 +127,6 @@ async def test_reconnect_gets_exactly_what_was_missed(service: Running) -> None:
     assert missed and missed == list(range(seen + 1, message["version"] + 1))
     assert again.my_turn() or again.view is not None
     await again.close()
-
-
-async def seat_is_bot(service: Running, table_id: str, seat: int, wanted: bool,
-                      within: float = 10.0) -> None:
-    """Wait until the API shows seat ``seat`` played by a bot (or not)."""
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        info = (await service.http.get(f"/tables/{table_id}")).json()
-        if info["seats"][seat]["bot"] is wanted:
-            return
-        assert asyncio.get_running_loop().time() < deadline, info["seats"]
-        await asyncio.sleep(0.1)
 
 
 async def test_a_bot_takes_over_after_the_grace_period_and_the_player_reclaims(
@@ -345,15 +326,6 @@ async def test_rematch_starts_a_new_game_with_the_same_seats(service: Running) -
     info = (await service.http.get(f"/tables/{table['table_id']}")).json()
     assert info["game"] == 2 and info["seats"][0]["name"] == "Ana"
     await player.close()
-
-
-async def watch(service: Running, table_id: str, since: int | None = None) -> SeatClient:
-    query = f"?since={since}" if since is not None else ""
-    ws = await websockets.connect(f"{service.ws_url}/tables/{table_id}/watch{query}")
-    spectator = SeatClient(ws, -1)
-    welcome = await spectator.receive()
-    assert welcome["type"] == "welcome" and welcome["seat"] is None
-    return spectator
 
 
 async def test_a_spectator_sees_the_game_but_no_hidden_tile_or_seed(service: Running) -> None:

@@ -17,8 +17,7 @@ from muggins.rules.events import event_encoder, visible_to
 from muggins.tables import feeds as spectators_module
 from tests.service.client import SeatClient, assert_nothing_hidden
 from tests.service.conftest import Running, serve
-from tests.service.test_play import create, sit
-from tests.service.test_service import human_vs_bot, watch
+from tests.support.tables import create, human_vs_bot, sit, watch
 
 Message = dict[str, Any]
 

@@ -19,7 +19,7 @@ from muggins.streams import game_stream, table_stream
 from muggins.table_events import table_event_decoder
 from tests.service.client import SeatClient, hands_ended, life_of, play_until
 from tests.service.conftest import Running, serve
-from tests.service.test_play import create, sit
+from tests.support.tables import create, sit
 
 
 async def status_becomes(service: Running, table_id: str, wanted: str,

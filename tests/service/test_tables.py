@@ -16,8 +16,7 @@ from muggins.streams import game_stream, table_stream
 from muggins.table_events import BotTookOver, PlayerReturned, fold_table, table_event_decoder
 from tests.service.client import SeatClient
 from tests.service.conftest import Running, serve
-from tests.service.test_play import create, sit, verify_store
-from tests.service.test_service import seat_is_bot
+from tests.support.tables import create, seat_is_bot, sit, verify_store
 
 SHORT = {"overrides": {"target": 30}}
 

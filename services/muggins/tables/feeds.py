@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import structlog
 
@@ -106,34 +106,57 @@ def frames(messages: list[FeedMessage]) -> list[FeedFrame]:
             for first in range(0, len(messages), FRAME_MESSAGES)]
 
 
-@dataclass(eq=False)
 class Spectator:
-    """One spectator's place in a feed: a queue of frames, or cut off."""
+    """One spectator's place in a feed: the frames waiting for it, or cut off.
 
-    queue: asyncio.Queue[FeedFrame | None] = field(
-        default_factory=lambda: asyncio.Queue(SPECTATOR_BACKLOG)
-    )
-    cut_off: bool = False
+    A deque and the one task that may wait on it, not an asyncio.Queue: a
+    crowd is told of every frame, one wake-up each, and the queue's own
+    bookkeeping was a fifth of a spectators' process's work at 2,000 of them.
+    ``None`` in the frames means "no more" (the feed closed, or a resume
+    replaced this place)."""
+
+    __slots__ = ("_waiter", "cut_off", "frames")
+
+    def __init__(self) -> None:
+        self.frames: deque[FeedFrame | None] = deque()
+        self.cut_off = False
+        self._waiter: asyncio.Future[None] | None = None
 
     def offer(self, frame: FeedFrame | None) -> bool:
-        try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        """Queue ``frame``; False (and cut off) if SPECTATOR_BACKLOG wait already."""
+        if len(self.frames) >= SPECTATOR_BACKLOG:
             self.cut_off = True
+            self._wake()
             return False
+        self.frames.append(frame)
+        self._wake()
         return True
+
+    def waiting(self) -> bool:
+        """Whether frames wait to be sent."""
+        return bool(self.frames)
+
+    def _wake(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def next(self, timeout: float | None = None) -> FeedFrame | None:
         """The next frame; None when the feed cut this spectator off or closed."""
-        if self.cut_off:
-            return None
-        if timeout is None:  # a socket's send loop, once per frame: no timer to make
-            return await self.queue.get()
-        # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a
-        # cancellation that lands as the message arrives, and a feed that
-        # survives its cancel keeps the server from shutting down.
-        async with asyncio.timeout(timeout):
-            return await self.queue.get()
+        while True:
+            if self.cut_off:
+                return None
+            if self.frames:
+                return self.frames.popleft()
+            self._waiter = asyncio.get_running_loop().create_future()
+            if timeout is None:  # a socket's send loop, once per frame: no timer to make
+                await self._waiter
+                continue
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a
+            # cancellation that lands as the message arrives, and a feed that
+            # survives its cancel keeps the server from shutting down.
+            async with asyncio.timeout(timeout):
+                await self._waiter
 
 
 class TableFeed:

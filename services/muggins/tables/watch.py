@@ -83,7 +83,7 @@ class SpectatorHandler:
         assert self.feed is not None and self.current is not None
         # One resend in flight at a time: a loop of "since 0" must not turn
         # the feed into an amplifier.
-        if not self.current.queue.empty():
+        if self.current.waiting():
             raise RateLimited("one resend at a time: wait for the last")
         replaced = self.current
         self.current = self.feed.join(version, self.feed.game, chat=False)

@@ -1,6 +1,7 @@
-"""Real PostgreSQL and NATS for the integration tests: started once per test
-session from the same embedded packages the service uses; each test gets a
-fresh database and an empty JetStream stream.
+"""Real PostgreSQL and NATS for every test that needs them (a pytest plugin:
+tests/conftest.py): started once per test session from the same embedded
+packages the service uses; each test gets a fresh database (a copy of one
+migrated once) and an empty JetStream stream.
 
 PostgreSQL has the roles a deployment has (docs/eventstore.md, "Roles"):
 the migrations run as the owner role, the event store and the service
@@ -9,6 +10,7 @@ that inspect or tamper with the database behind the service's back."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -66,18 +68,62 @@ def nats_server(servers_dir: Path) -> Iterator[EmbeddedNats]:
     yield from _running(EmbeddedNats(servers_dir / "nats"))
 
 
-@pytest.fixture
-async def database_url(postgres: EmbeddedPostgres) -> AsyncIterator[str]:
-    """A fresh database, owned by the owner role and not migrated yet: the
-    superuser's URL (``role_url`` gives the others)."""
+#: The database every test's own is copied from: migrated once per session.
+MIGRATED_TEMPLATE = "t_migrated_template"
+
+
+@pytest.fixture(scope="session")
+def migrated_template(postgres: EmbeddedPostgres) -> str:
+    """A database migrated as a deployment migrates it (as the owner role),
+    once for the session: copying it is cheaper than migrating for each test."""
+    async def build() -> None:
+        admin = await asyncpg.connect(postgres.url_for(PG_SUPERUSER, "postgres"))
+        try:
+            await admin.execute(f'CREATE DATABASE "{MIGRATED_TEMPLATE}" OWNER {OWNER_ROLE}')
+        finally:
+            await admin.close()
+        await upgrade_at(postgres.url_for(OWNER_ROLE, MIGRATED_TEMPLATE))
+
+    asyncio.run(build())
+    return MIGRATED_TEMPLATE
+
+
+@contextlib.asynccontextmanager
+async def _fresh_database(postgres: EmbeddedPostgres, template: str | None
+                          ) -> AsyncIterator[str]:
+    """A new database owned by the owner role (a copy of ``template``, or
+    empty), dropped after: the superuser's URL."""
     name = f"t_{uuid.uuid4().hex[:12]}"
+    copied = f' TEMPLATE "{template}"' if template else ""
     admin = await asyncpg.connect(postgres.url_for(PG_SUPERUSER, "postgres"))
     try:
-        await admin.execute(f'CREATE DATABASE "{name}" OWNER {OWNER_ROLE}')
+        await admin.execute(f'CREATE DATABASE "{name}"{copied} OWNER {OWNER_ROLE}')
+        if template:
+            # A copy takes the template's contents, not its own privileges
+            # (migration 0008 revokes TEMPORARY from PUBLIC, grants CONNECT).
+            await admin.execute("UPDATE pg_database SET datacl = (SELECT datacl FROM "
+                                "pg_database WHERE datname = $1) WHERE datname = $2",
+                                template, name)
         yield postgres.url_for(PG_SUPERUSER, name)
         await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
     finally:
         await admin.close()
+
+
+@pytest.fixture
+async def database_url(postgres: EmbeddedPostgres, migrated_template: str
+                       ) -> AsyncIterator[str]:
+    """A fresh database, migrated (a copy of the session's template): the
+    superuser's URL (``role_url`` gives the others)."""
+    async with _fresh_database(postgres, migrated_template) as url:
+        yield url
+
+
+@pytest.fixture
+async def blank_database_url(postgres: EmbeddedPostgres) -> AsyncIterator[str]:
+    """A fresh database not migrated yet, for the tests of the migrations."""
+    async with _fresh_database(postgres, None) as url:
+        yield url
 
 
 @pytest.fixture
@@ -94,8 +140,7 @@ def service_database_url(pool: asyncpg.Pool, database_url: str) -> str:
 
 @pytest.fixture
 async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    """The database migrated (as the owner role); a pool of the superuser's."""
-    await upgrade_at(role_url(database_url, OWNER_ROLE))
+    """The database, migrated; a pool of the superuser's."""
     the_pool = await create_pool(database_url, max_size=24)
     yield the_pool
     await the_pool.close()

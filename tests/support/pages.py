@@ -1,0 +1,84 @@
+"""The web client driven like a person drives it, for the browser tests
+(tests/browser/, tests/cluster/): create a table from the lobby's form, sit
+down, click legal tiles until every page is done, and take screenshots that
+go to docs/ (``DOCS``) when MUGGINS_UPDATE_SCREENSHOTS=1 asks for them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+from playwright.async_api import Page, expect
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+async def create_from_lobby(page: Page, *, seats: int = 2, people: tuple[int, ...] = (0,),
+                            target: int | None = None, partners: bool = False) -> str:
+    """Fill the lobby's form and create the table; return its share link."""
+    await page.select_option("#seats", str(seats))
+    if partners:
+        await page.check("#partnerships")
+    for seat in range(seats):
+        await page.select_option(f"#seat-{seat}", "person" if seat in people else "greedy")
+    if target is not None:
+        await page.click("#more-options summary")
+        await page.fill("#target", str(target))
+    await page.click("#create-button")
+    await expect(page.locator("#created")).to_be_visible()
+    return await page.input_value("#share-link")
+
+
+async def sit(page: Page, name: str) -> None:
+    await page.fill("#name", name)
+    await page.locator(".sit-button").first.click()
+    await expect(page.locator("#game")).to_be_visible()
+
+
+async def play_a_move(page: Page) -> bool:
+    """Click a legal tile (and an end on the board if it asks); False if none is legal."""
+    legal = page.locator(".tile-button.legal")
+    if await legal.count() == 0:
+        return False
+    before = await page.get_attribute("body", "data-version")
+    try:
+        await legal.first.click(timeout=1000)
+    except Exception:  # the hand was redrawn under the click: try again next time
+        return False
+    targets = page.locator("#layout .end-target")
+    if await page.locator("#prompt").is_visible() and await targets.count():
+        await targets.first.click()
+    for _ in range(100):  # until the page has moved on
+        if await page.get_attribute("body", "data-version") != before:
+            break
+        await asyncio.sleep(0.02)
+    return True
+
+
+async def play_until(pages_and_done: list[tuple[Page, str]], timeout: float = 120) -> None:
+    """Every page plays whenever it may, until each shows its selector."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        waiting = [page for page, selector in pages_and_done
+                   if not await page.locator(selector).count()]
+        if not waiting:
+            return
+        moved = False
+        for page in waiting:
+            moved = await play_a_move(page) or moved
+        if not moved:
+            await asyncio.sleep(0.05)
+    raise AssertionError(f"not done within {timeout} s")
+
+
+def shot(tmp_path: Path, name: str) -> Path:
+    return DOCS / name if os.environ.get("MUGGINS_UPDATE_SCREENSHOTS") else tmp_path / name
+
+
+async def screenshot(page: Page, path: Path, *, full_page: bool = False) -> None:
+    """After the last tile has slid into place."""
+    await page.mouse.move(0, 0)
+    await page.wait_for_timeout(500)
+    await page.screenshot(path=str(path), full_page=full_page)
