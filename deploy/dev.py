@@ -10,6 +10,7 @@ installed.
     python3 deploy/dev.py run      # the service, on embedded PostgreSQL and NATS
     python3 deploy/dev.py test     # lint, type-check and the whole test suite
     python3 deploy/dev.py test --fast  # ... and only the tests that need no server
+    MUGGINS_TEST_WORKERS=0 python3 deploy/dev.py test tests/rules  # one process, some tests
     python3 deploy/dev.py bench    # the benchmarks (installs their extras)
     python3 deploy/dev.py cluster up|down|status   # the whole site on this machine
 
@@ -127,6 +128,14 @@ def test(args: list[str]) -> int:
     fast = "--fast" in args
     args = [arg for arg in args if arg != "--fast"]
     ensure_environment()
+    if not any(arg == "-n" or arg.startswith(("-n", "--numprocesses")) for arg in args):
+        # Test files shared among workers (pytest-xdist; a file's tests stay
+        # together, as its module-wide servers do): most of the suite waits on
+        # servers, processes and timers, so it runs in about half the time
+        # even on two cores.  MUGGINS_TEST_WORKERS=0 runs it in this process.
+        workers = os.environ.get("MUGGINS_TEST_WORKERS", "2" if fast else "3")
+        if workers != "0":
+            args = ["-n", workers, "--dist", "loadfile", *args]
     if fast:
         args = ["-m", "not servers", *args]
     else:

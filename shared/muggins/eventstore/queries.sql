@@ -1,5 +1,10 @@
 -- name: append
 SELECT batch, first_position, current_version, recorded_at
+  FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
+
+-- name: append_guarded
+-- As append, with each batch's guard (migration 0015): used when one has a guard.
+SELECT batch, first_position, current_version, recorded_at
   FROM append_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16);
 
 -- name: read_stream

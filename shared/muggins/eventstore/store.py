@@ -413,9 +413,14 @@ class EventStore:
         return batch
 
     async def _write(self, batch: list[_PendingAppend]) -> None:
+        # Without a guard in the batch, the function of before the guards
+        # (a database at migration 0007 to 0014 has only that one).
+        guards = ([[p.guard[0] if p.guard else None for p in batch],
+                   [p.guard[1] if p.guard else None for p in batch]]
+                  if any(p.guard for p in batch) else [])
         async with self.pool.acquire() as connection:
             rows = await connection.fetch(
-                QUERIES["append"],
+                QUERIES["append_guarded" if guards else "append"],
                 [p.stream_id for p in batch],
                 [p.expected_version for p in batch],
                 [len(p.event_ids) for p in batch],
@@ -430,8 +435,7 @@ class EventStore:
                 [p.due.key if p.due else None for p in batch],
                 [p.due.seconds if p.due else None for p in batch],
                 [p.due.earliest if p.due else False for p in batch],
-                [p.guard[0] if p.guard else None for p in batch],
-                [p.guard[1] if p.guard else None for p in batch],
+                *guards,
             )
         for row in rows:
             pending = batch[row["batch"] - 1]

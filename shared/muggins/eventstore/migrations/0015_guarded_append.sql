@@ -13,9 +13,10 @@
 -- the same call as an append guarded by it (muggins.eventstore.store), so a
 -- guard is judged against committed events only.
 --
--- 0014's function (14 arrays) is kept beside this one: processes of the
--- release before this one call it while a rolling upgrade replaces them
--- (they read the table afresh before every move, so they need no guard).
+-- 0014's function (14 arrays) is kept beside this one: the store calls it
+-- for a batch with no guard, and processes of the release before this one
+-- call it while a rolling upgrade replaces them (they read the table afresh
+-- before every move, so they need no guard).
 CREATE FUNCTION append_events(
     p_stream_ids        text[],
     p_expected_versions integer[],
