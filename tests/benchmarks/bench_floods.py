@@ -11,6 +11,8 @@ p99 under the flood within 20% of the run without.
 
     python3 deploy/dev.py bench floods
     MUGGINS_BENCH_TABLES=200 MUGGINS_BENCH_SECONDS=30 python3 deploy/dev.py bench floods
+
+``--smoke``: 3 tables for 4 s a run; the bar not judged.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sys
 import time
@@ -33,9 +34,9 @@ from tests.benchmarks.bench_service import (
     play_tables,
     service_process,
 )
-from tests.benchmarks.common import bench_servers, percentile
+from tests.benchmarks.common import SMOKE, bench_servers, bench_setting, percentile
 
-TABLES = int(os.environ.get("MUGGINS_BENCH_TABLES", "100"))
+TABLES = int(bench_setting("TABLES", "100", "3"))
 FLOODER_ADDRESS = "127.0.0.2"
 
 
@@ -88,14 +89,16 @@ async def flood(ws_url: str, table_id: str, seconds: float) -> None:
                         received += 1
 
                 reader = asyncio.create_task(drain())
-                while not stop.is_set() and time.monotonic() < until and not reader.done():
-                    await ws.send(message)
-                    sent += 1
-                    if sent % 200 == 0:
-                        await asyncio.sleep(0)
-                reader.cancel()
-                with contextlib.suppress(BaseException):
-                    await reader
+                try:
+                    while not stop.is_set() and time.monotonic() < until and not reader.done():
+                        await ws.send(message)
+                        sent += 1
+                        if sent % 200 == 0:
+                            await asyncio.sleep(0)
+                finally:  # also when a send finds it cut off: its reader's end is taken
+                    reader.cancel()
+                    with contextlib.suppress(BaseException):
+                        await reader
         except OSError:
             pass  # refused while its address is sent away: it tries again
         except websockets.ConnectionClosed:
@@ -109,6 +112,7 @@ async def flood(ws_url: str, table_id: str, seconds: float) -> None:
 async def main() -> int:
     print(f"{TABLES} tables played for {SECONDS:.0f} s per run", flush=True)
     rows: list[tuple[str, float]] = []
+    broken = []
     with bench_servers() as (folder, env):
         for label, flooding in (("nobody flooding", False),
                                 ("a spectator looping since 0", True)):
@@ -116,10 +120,16 @@ async def main() -> int:
             p50 = percentile(stats.latencies, 0.5)
             p99 = percentile(stats.latencies, 0.99)
             rows.append((label, p99))
+            if not stats.moves or stats.errors or stats.gaps or stats.unconfirmed or (
+                    flooding and not (counts and counts[0])):
+                broken.append(label)
             flooded = (f"; flooder sent {counts[0]}, got {counts[1]}, cut off {counts[2]} "
                        "times" if counts else "")
             print(f"{label:<28} players: {len(stats.latencies):5} moves, p50 {p50:5.1f} ms, "
                   f"p99 {p99:6.1f} ms, errors {len(stats.errors)}{flooded}", flush=True)
+    if SMOKE:
+        print("smoke run: ok" if not broken else f"SMOKE RUN BROKEN: {', '.join(broken)}")
+        return 1 if broken else 0
     baseline, flooded_p99 = rows[0][1], rows[1][1]
     print(f"p99 under the flood: {flooded_p99 / baseline:.2f}x the run without")
     met = flooded_p99 <= 1.2 * baseline

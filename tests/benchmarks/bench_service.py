@@ -19,6 +19,9 @@ table is a server-side bot of that level instead of a client: the expert
 thinks in the service's worker processes, and the figures are those of the
 human-seat clients, whose moves must not wait for the bots' thinking.  It
 prints the all-clients run beside it for comparison.
+
+``--smoke``: 3 tables for 4 s, the same path; nothing may be lost and every
+game must verify, but the latency bar is not judged.
 """
 
 from __future__ import annotations
@@ -45,9 +48,9 @@ from muggins.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
-from tests.benchmarks.common import messages_until, percentile
+from tests.benchmarks.common import SMOKE, bench_setting, messages_until, percentile
 
-SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
+SECONDS = float(bench_setting("SECONDS", "30", "4"))
 #: A server-side bot level for every table's second seat ("" : a client there too).
 BOTS = os.environ.get("MUGGINS_BENCH_BOTS", "")
 THINK = (0.8, 1.2)  # seconds a seat waits before it plays
@@ -256,7 +259,7 @@ async def service_process(folder: Path, env: dict[str, str], name: str,
 
 
 async def main() -> int:
-    sizes = [int(n) for n in os.environ.get("MUGGINS_BENCH_TABLES", "100,250,500").split(",")]
+    sizes = [int(n) for n in bench_setting("TABLES", "100,250,500", "3").split(",")]
     results = []
     with tempfile.TemporaryDirectory(prefix="muggins-bench-") as folder:
         postgres = EmbeddedPostgres(Path(folder))
@@ -296,6 +299,11 @@ async def main() -> int:
     sustained = [t for t, s, _, bad in results
                  if percentile(s.latencies, 0.99) < 100 and not s.errors and not s.gaps
                  and not s.unconfirmed and not bad]
+    if SMOKE:
+        broken = [t for t, s, _, bad in results
+                  if not s.moves or s.errors or s.gaps or s.unconfirmed or bad]
+        print("smoke run: ok" if not broken else f"SMOKE RUN BROKEN at {broken} tables")
+        return 1 if broken else 0
     print(f"largest N sustained (p99 < 100 ms, no errors, nothing lost): "
           f"{max(sustained) if sustained else 'none'}")
     met = 500 in sustained

@@ -23,6 +23,9 @@ without; the spectators' delivery p99 under 250 ms.
 
     python3 deploy/dev.py bench spectators
     MUGGINS_BENCH_TABLES=200 MUGGINS_BENCH_SECONDS=30 python3 deploy/dev.py bench spectators
+
+``--smoke``: one round of 2 tables and 5 spectators for 4 s a run (without the
+players'-process run); nothing may be lost, but the bars are not judged.
 """
 
 from __future__ import annotations
@@ -47,13 +50,13 @@ from tests.benchmarks.bench_service import (
     play_tables,
     service_process,
 )
-from tests.benchmarks.common import bench_servers, percentile
+from tests.benchmarks.common import SMOKE, bench_servers, bench_setting, percentile
 
-TABLES = int(os.environ.get("MUGGINS_BENCH_TABLES", "100"))
-SPECTATORS = int(os.environ.get("MUGGINS_BENCH_SPECTATORS", "2000"))
-OWN_PROCESS = os.environ.get("MUGGINS_BENCH_OWN_PROCESS", "1") != "0"
+TABLES = int(bench_setting("TABLES", "100", "2"))
+SPECTATORS = int(bench_setting("SPECTATORS", "2000", "5"))
+OWN_PROCESS = bench_setting("OWN_PROCESS", "1", "0") != "0"
 #: Runs of each configuration, taken in turn; the bars are judged on the pooled moves.
-ROUNDS = int(os.environ.get("MUGGINS_BENCH_ROUNDS", "3"))
+ROUNDS = int(bench_setting("ROUNDS", "3", "1"))
 #: The crowd's CPU priority (0: the same as the site's processes).
 CROWD_NICE = int(os.environ.get("MUGGINS_BENCH_CROWD_NICE", "0"))
 
@@ -150,6 +153,7 @@ async def one_run(folder: Path, env: dict[str, str], name: str,
                 sys.executable, "-m", "tests.benchmarks.bench_spectators", "--crowd",
                 watch_url.replace("http", "ws", 1), ids[0], str(SECONDS + 5),
                 stdout=asyncio.subprocess.PIPE, preexec_fn=lambda: os.nice(CROWD_NICE),
+                env={**os.environ, "MUGGINS_BENCH_SPECTATORS": str(SPECTATORS)},  # as here
             )
             assert crowd.stdout is not None
             ready = await asyncio.wait_for(crowd.stdout.readline(), 300)
@@ -224,6 +228,7 @@ async def main() -> int:
     pooled: dict[str, list[float]] = {label: [] for label, _ in configurations}
     deliveries: dict[str, list[float]] = {label: [] for label, _ in configurations}
     run = 0
+    broken: list[str] = []
     for round_number in range(1, ROUNDS + 1):
         for label, watch_from in configurations:
             # Fresh servers for each run: a run's tables, left by their players,
@@ -233,6 +238,10 @@ async def main() -> int:
                 stats, watched = await one_run(folder, env, f"run{run}", watch_from)
             run += 1
             pooled[label] += stats.latencies
+            if not stats.moves or stats.errors or stats.gaps or stats.unconfirmed or (
+                    watch_from is not None and (watched.connected < SPECTATORS or watched.gaps
+                                                or not watched.messages)):
+                broken.append(label)
             deliveries[label] += watched.delivery
             p50 = percentile(stats.latencies, 0.5)
             p99 = percentile(stats.latencies, 0.99)
@@ -260,6 +269,9 @@ async def main() -> int:
         if watch_from is not None:
             line += f"; delivery p99 {percentile(deliveries[label], 0.99):6.1f} ms"
         print(line)
+    if SMOKE:
+        print("smoke run: ok" if not broken else f"SMOKE RUN BROKEN: {', '.join(broken)}")
+        return 1 if broken else 0
     baseline = percentile(pooled[configurations[0][0]], 0.99)
     for label, _ in configurations[1:]:
         print(f"p99 with {label}: {percentile(pooled[label], 0.99) / baseline:.2f}x "

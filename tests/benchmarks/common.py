@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -20,6 +21,16 @@ from muggins.embedded import EmbeddedNats, EmbeddedPostgres
 from muggins.eventstore.store import EventStore
 from muggins.rules.events import Event
 from muggins.settings import Settings
+
+#: ``python -m tests.benchmarks.bench_NAME --smoke``: tiny sizes, the same code
+#: path, no speed bars judged (the test suite runs every benchmark so).
+SMOKE = "--smoke" in sys.argv[1:]
+
+
+def bench_setting(name: str, default: str, smoke: str) -> str:
+    """MUGGINS_BENCH_<NAME> from the environment, else ``default``; at smoke
+    size always ``smoke`` (a size left in the environment does not apply)."""
+    return smoke if SMOKE else os.environ.get(f"MUGGINS_BENCH_{name}", default)
 
 
 @contextmanager
