@@ -129,13 +129,14 @@ def test(args: list[str]) -> int:
     args = [arg for arg in args if arg != "--fast"]
     ensure_environment()
     if not any(arg == "-n" or arg.startswith(("-n", "--numprocesses")) for arg in args):
-        # Test files shared among workers (pytest-xdist; a file's tests stay
-        # together, as its module-wide servers do): most of the suite waits on
-        # servers, processes and timers, so it runs in about half the time
-        # even on two cores.  MUGGINS_TEST_WORKERS=0 runs it in this process.
+        # Tests shared among workers (pytest-xdist; a module whose fixtures
+        # are built once for it marks itself an xdist_group and stays on one
+        # worker): most of the suite waits on servers, processes and timers,
+        # so it runs in about half the time even on two cores.
+        # MUGGINS_TEST_WORKERS=0 runs it in this process.
         workers = os.environ.get("MUGGINS_TEST_WORKERS", "2" if fast else "3")
         if workers != "0":
-            args = ["-n", workers, "--dist", "loadfile", *args]
+            args = ["-n", workers, "--dist", "loadgroup", *args]
     if fast:
         args = ["-m", "not servers", *args]
     else:

@@ -29,6 +29,9 @@ from tests.support.pages import create_from_lobby, play_a_move
 from tests.support.pages import sit as sit_in_the_page
 from tests.support.waits import eventually
 
+#: One worker starts the local cluster once for all of these (a session fixture).
+pytestmark = pytest.mark.xdist_group("cluster")
+
 
 def _stream_state(node: Instance) -> tuple[int, str | None]:
     """(last sequence, leader) of the stream as ``node`` holds it."""

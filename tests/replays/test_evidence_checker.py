@@ -28,6 +28,9 @@ from muggins.eventstore.store import (
 from muggins.evidence.documents import sign_checkpoint, sign_receipt, signed_bytes
 from muggins.evidence.signing import SiteKey
 
+#: One worker builds this module's played games once (its module-wide fixtures).
+pytestmark = pytest.mark.xdist_group("evidence-checker")
+
 ZERO = GENESIS_CHAIN.hex()
 CHECKER_PATH = Path(__file__).resolve().parents[2] / "docs" / "check_evidence.py"
 

@@ -50,6 +50,9 @@ from tests.service.conftest import serve
 from tests.support.replays import muggins
 from tests.support.tables import create, sit
 
+#: One worker builds this module's played games once (its module-wide fixtures).
+pytestmark = pytest.mark.xdist_group("table-evidence")
+
 
 class Played(msgspec.Struct):
     """The database the tables were played in, and what the players kept."""
