@@ -14,6 +14,7 @@ import time
 import urllib.request
 
 import httpx
+import pytest
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import ServiceUnavailableError
 from playwright.async_api import Page, async_playwright
