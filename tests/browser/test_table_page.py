@@ -39,6 +39,20 @@ async def box(page: Page, selector: str) -> FloatRect:
     return found
 
 
+async def boxes(page: Page, *selectors: str) -> list[dict[str, float]]:
+    """The boxes of ``selectors`` measured at one instant (in one script run):
+    a layout that moves between two separate measures must not split them."""
+    found: list[dict[str, float] | None] = await page.evaluate(
+        """(selectors) => selectors.map((s) => {
+             const e = document.querySelector(s);
+             if (!e) return null;
+             const r = e.getBoundingClientRect();
+             return {x: r.x, y: r.y, width: r.width, height: r.height};
+           })""", list(selectors))
+    assert all(found), f"not all of {selectors} are on the page: {found}"
+    return [b for b in found if b is not None]
+
+
 async def my_turn(page: Page, timeout: float = 30) -> None:
     await expect(page.locator(".tile-button.legal").first).to_be_visible(timeout=timeout * 1000)
 
@@ -138,7 +152,7 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
     assert HEX64.fullmatch(await page.locator("#commitment").text_content() or "")
     assert HEX64.fullmatch(await page.locator("#revealed-seed").text_content() or "")
     # The result lies over the board, the final board in it (defects 2, 6) ...
-    felt, over = await box(page, ".felt"), await box(page, "#result")
+    felt, over = await boxes(page, ".felt", "#result")
     assert over["y"] >= felt["y"] - 1
     assert over["y"] + over["height"] <= felt["y"] + felt["height"] + 1
     assert await page.locator("#final-board .tile").count() > 0
@@ -251,7 +265,7 @@ async def test_a_muggins_rule_table_shows_the_claim_and_what_an_opponent_missed(
     try:
         bar = page.locator("#muggins-bar")
         await expect(bar).to_be_visible()
-        bar_box, felt = await box(page, "#muggins-bar"), await box(page, ".felt")
+        bar_box, felt = await boxes(page, "#muggins-bar", ".felt")
         assert bar_box["y"] + bar_box["height"] <= felt["y"] and bar_box["y"] < 900
         deadline = time.monotonic() + 90
         called = False
