@@ -599,6 +599,20 @@ class StoreWatch:
 
         await asyncio.gather(*(one(table) for table in tables))
 
+    async def wait_under_way(self, tables: Sequence[TableProgress], *, played: float,
+                             within: float = 60.0) -> None:
+        """Until every table's game has begun (a first event), then ``played``
+        seconds more of play: the fault that follows lands mid-game.  A busy
+        machine starts games later; a fixed wait alone would sometimes land
+        before one of them began."""
+        async def begun() -> bool:
+            await self.poll(tables)
+            return all(table.version > 0 for table in tables)
+
+        await eventually(begun, within=within, what="every table's game under way")
+        await asyncio.sleep(played)  # play on for a while: this wait is the point
+        await self.poll(tables)
+
     async def wait_finished(self, tables: Sequence[TableProgress], *, within: float,
                             stall: float, after: str, since: float | None = None) -> float:
         """Seconds until every table's game ended.  AssertionError naming each

@@ -54,8 +54,7 @@ async def test_every_game_ends_after_postgres_is_paused_40_s(
             bot_ids = [await create_table(http, **bot_table(TARGET)) for _ in range(BOT_TABLES)]
         tables = [TableProgress(t) for t in [table_id, *bot_ids]]
         watch = StoreWatch(store)
-        await asyncio.sleep(PLAY_FIRST)
-        await watch.poll(tables)
+        await watch.wait_under_way(tables, played=PLAY_FIRST)
         assert all(not t.over and t.version > 0 for t in tables), (
             "harness: games ended before the pause"
         )

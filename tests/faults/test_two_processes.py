@@ -54,8 +54,7 @@ async def test_the_second_process_carries_on_when_the_first_is_killed(
             bot_ids = [await create_table(http, **bot_table(TARGET)) for _ in range(BOT_TABLES)]
         tables = [TableProgress(t) for t in [table_id, *bot_ids]]
         watch = StoreWatch(store)
-        await asyncio.sleep(PLAY_FIRST)
-        await watch.poll(tables)
+        await watch.wait_under_way(tables, played=PLAY_FIRST)
         mid_game = [t for t in tables if not t.over and t.version > 0]
         assert len(mid_game) == len(tables), "harness: games ended before the kill"
         assert human.connections == 1, f"harness: the person is not playing ({human.last_failure})"
