@@ -9,9 +9,13 @@ refusal answers 4xx with a stable ``code``.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Literal, TypeVar
 
+import asyncpg
 import msgspec
+from asyncpg.pool import PoolConnectionProxy
 from litestar import Request, get, post
 from litestar.connection import WebSocket
 from litestar.exceptions import HTTPException
@@ -64,6 +68,17 @@ def checked_player_id(player_id: str) -> str:
     if not is_player_id(player_id):
         raise PlayerNotFound("there is no such player: a player id is a UUID")
     return player_id
+
+
+@asynccontextmanager
+async def read_snapshot(pool: asyncpg.Pool) -> AsyncIterator[PoolConnectionProxy]:
+    """A connection whose reads all see one instant of the read models.
+
+    A page and its total read one after the other would disagree whenever a
+    projector folds an event in between (a total of 2 over no lines)."""
+    async with pool.acquire() as connection, \
+            connection.transaction(isolation="repeatable_read", readonly=True):
+        yield connection
 
 
 def refused(error: Refusal | IllegalMove) -> HTTPException:
@@ -201,22 +216,25 @@ async def lobby(
         raise refused(BadRequest(f"page is 1 to {MAX_PAGE}"))
     runtime = runtime_of(request)
     limit = max(1, min(limit, 200))
-    pool = runtime.infra.pool
+    async with read_snapshot(runtime.infra.pool) as connection:
+        open_rows = await connection.fetch(VIEW_QUERIES["open_tables"], limit,
+                                           (page - 1) * limit)
+        playing_rows = await connection.fetch(VIEW_QUERIES["playing"], limit)
+        total = await connection.fetchval(VIEW_QUERIES["open_tables_count"])
     open_tables = [
         LobbyTable(row["table_id"], msgspec.json.decode(row["ruleset"])["preset"],
                    row["seats"], row["free"], runtime.share_link(row["table_id"]),
                    row["people"], row["in_progress"],
                    msgspec.json.decode(row["scores"]) if row["scores"] else [])
-        for row in await pool.fetch(VIEW_QUERIES["open_tables"], limit, (page - 1) * limit)
+        for row in open_rows
     ]
     playing = [
         PlayingTable(row["table_id"], row["game"], row["version"],
                      msgspec.Raw(row["public_view"].encode()),
                      runtime.watch_link(row["table_id"]), list(row["names"] or []),
                      row["preset"] or "")
-        for row in await pool.fetch(VIEW_QUERIES["playing"], limit)
+        for row in playing_rows
     ]
-    total = await pool.fetchval(VIEW_QUERIES["open_tables_count"])
     return Lobby(open_tables, playing, page, total)
 
 
@@ -247,9 +265,14 @@ async def leaderboard(
                                  f"{', '.join(PRESETS)}"))
     if not 1 <= page <= MAX_PAGE or not 1 <= per_page <= 100:
         raise refused(BadRequest(f"page is 1 to {MAX_PAGE}; per_page is 1 to 100"))
-    pool = runtime_of(request).infra.pool
     offset = (page - 1) * per_page
-    rows = await pool.fetch(VIEW_QUERIES["leaderboard_page"], preset, per_page, offset)
+    # One snapshot for the page, its total and the presets: read one by one, a
+    # game the projector folds in between would show a total of 2 over no lines.
+    async with read_snapshot(runtime_of(request).infra.pool) as connection:
+        rows = await connection.fetch(VIEW_QUERIES["leaderboard_page"], preset, per_page,
+                                      offset)
+        total = await connection.fetchval(VIEW_QUERIES["leaderboard_size"], preset)
+        presets = await connection.fetch(VIEW_QUERIES["leaderboard_presets"])
     lines = [
         LeaderboardLine(
             rank=offset + index + 1, player_id=row["player_id"], name=row["name"],
@@ -261,7 +284,5 @@ async def leaderboard(
         )
         for index, row in enumerate(rows)
     ]
-    total = await pool.fetchval(VIEW_QUERIES["leaderboard_size"], preset)
-    boards = [PresetBoard(row["preset"], row["players"])
-              for row in await pool.fetch(VIEW_QUERIES["leaderboard_presets"])]
+    boards = [PresetBoard(row["preset"], row["players"]) for row in presets]
     return LeaderboardPage(preset, page, per_page, total, lines, boards)
