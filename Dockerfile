@@ -46,7 +46,7 @@ RUN python -m venv /opt/muggins \
     && rm -rf /tmp/wheels
 # Refuse an image whose engine would run as pure Python after all.
 RUN /opt/muggins/bin/python -I -c \
-    "import sys; from muggins.compiled import engine_is_compiled; sys.exit(0 if engine_is_compiled() else 'the rules engine is not compiled')"
+    "import sys; from muggins.infra.compiled import engine_is_compiled; sys.exit(0 if engine_is_compiled() else 'the rules engine is not compiled')"
 
 
 FROM python:3.11-slim-bookworm AS runtime

@@ -66,7 +66,7 @@ def ensure_environment(extras: str = "dev") -> None:
 
 def _compiled_engine_is_stale() -> bool:
     """Whether the in-place mypyc build (hatch_build.py) predates its sources."""
-    check = subprocess.run([str(PYTHON), "-m", "muggins.compiled"], cwd=ROOT)
+    check = subprocess.run([str(PYTHON), "-m", "muggins.infra.compiled"], cwd=ROOT)
     return check.returncode != 0
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from muggins import compiled
+from muggins.infra import compiled
 
 #: Fixtures that start or use real servers (PostgreSQL, NATS, the service, a
 #: browser): a test that asks for one of them is in the ``servers`` tier.
@@ -20,8 +20,9 @@ SERVER_FIXTURES = frozenset({
 #: Folders whose every test drives real servers or processes.
 SERVER_FOLDERS = ("faults", "cluster", "browser", "integration", "projections")
 TESTS = Path(__file__).parent
-#: The real servers' fixtures (postgres, nats_server, database_url, store, ...).
-pytest_plugins = ["tests.support.servers"]
+#: The real servers' fixtures (postgres, nats_server, database_url, store, ...) and the
+#: service's (service).
+pytest_plugins = ["tests.support.servers", "tests.support.service"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -146,7 +146,7 @@ async def test_the_work_goes_on_for_the_others_when_the_first_asker_goes_away() 
 
 
 def test_a_spectators_name_may_not_read_as_a_seated_players() -> None:
-    from muggins.chat import reads_as
+    from muggins.domain.chat import reads_as
 
     seated = ["Alice", "Bruno"]
     for lookalike in ("alice", " ALICE ", "Ａｌｉｃｅ", "A\u034flice", "Al\u3164ice",

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from muggins.settings import Settings, SettingsError, load_settings, networks
+from muggins.infra.settings import Settings, SettingsError, load_settings, networks
 from muggins.tables.client_address import address_behind_proxies
 
 LOOPBACK = networks("127.0.0.1")

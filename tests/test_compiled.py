@@ -6,7 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from muggins import compiled
+from muggins.infra import compiled
 
 
 def _built_tree(tmp_path: Path) -> Path:

@@ -2,7 +2,7 @@
 
 Packages here are the second level of the ``muggins`` namespace
 (``muggins.tables``, ``muggins.rules``, ``muggins.bootstrap``, ...), spread
-over shared/, services/ and replays/.  An import inside a function or under
+over shared/, services/, replays/ and deploy/tooling/.  An import inside a function or under
 ``TYPE_CHECKING`` still counts: a cycle there is still two rooms leaning on
 each other.
 """
@@ -10,13 +10,15 @@ each other.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 from tests.support.source_code import imported, parsed
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("shared", "services", "replays")
+FOLDERS = ("shared", "services", "replays", "deploy/tooling")
 
 
 def package_of(module: str) -> str | None:
@@ -99,3 +101,18 @@ def test_the_walk_sees_the_layers() -> None:
     assert "muggins.rules" in graph["muggins.tables"]
     assert not graph["muggins.rules"], "the rules import nothing of muggins"
     assert cycles({"a": {"b": []}, "b": {"a": []}, "c": {"a": []}}) == [["a", "b"]]
+
+
+def test_the_store_and_the_bus_know_no_rules() -> None:
+    """The event store and the bus carry bytes: importing them (PostgreSQL's
+    and the in-memory ones) loads nothing of the rules, nor the codec that
+    knows the events (muggins.domain.codec)."""
+    carriers = ["muggins.eventstore.store", "muggins.eventstore.memory",
+                "muggins.eventstore.migrations", "muggins.bus.connection",
+                "muggins.bus.jetstream", "muggins.bus.relay", "muggins.bus.memory"]
+    script = (f"import sys; import {', '.join(carriers)}; "
+              "print(' '.join(m for m in sys.modules if m.startswith("
+              "('muggins.rules', 'muggins.domain.codec', 'muggins.expert'))))")
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True, timeout=60).stdout.split()
+    assert loaded == [], f"the store and the bus load {loaded}"

@@ -8,8 +8,8 @@ import time
 import pytest
 import structlog
 
-from muggins.background import BackgroundTasks
-from muggins.retry import ERRORS, LOGGED_NOTE, RETRIES, Backoff, Retry, Stopped
+from muggins.infra.background import BackgroundTasks
+from muggins.infra.retry import ERRORS, LOGGED_NOTE, RETRIES, Backoff, Retry, Stopped
 
 
 def counted(counter: object, where: str) -> float:

@@ -9,8 +9,8 @@ import msgspec
 import pytest
 import structlog
 
-from muggins.logs import configure_logging, log_context
-from muggins.settings import Settings, SettingsError, load_settings, with_values
+from muggins.infra.logs import configure_logging, log_context
+from muggins.infra.settings import Settings, SettingsError, load_settings, with_values
 
 
 def test_defaults_start_embedded_servers() -> None:

@@ -28,16 +28,17 @@ import structlog
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
-from muggins.background import BackgroundTasks
 from muggins.bus.connection import Bus
 from muggins.bus.jetstream import bus_down, ensure_stream, stream_config
 from muggins.bus.relay import Relay
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres, without_password
+from muggins.domain.codec import public_payload
 from muggins.eventstore.migrations import upgrade_at
 from muggins.eventstore.store import EventStore, create_pool, store_down
-from muggins.logs import log_context
-from muggins.retry import Retry, Transient
-from muggins.settings import Settings
+from muggins.infra.background import BackgroundTasks
+from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres, without_password
+from muggins.infra.logs import log_context
+from muggins.infra.retry import Retry, Transient
+from muggins.infra.settings import Settings
 
 log = structlog.get_logger(__name__)
 
@@ -158,9 +159,9 @@ async def infrastructure(
     A configured server that is not ready (PostgreSQL starting or away,
     NATS away, the stream without a leader while a NATS cluster elects
     one) is waited for, for ever, with growing pauses and a warning each
-    time (muggins.retry, "startup"): a process started before its servers
+    time (muggins.infra.retry, "startup"): a process started before its servers
     comes up when they do.  ``waiting`` is told what it waits for;
-    ``stop`` ends the wait (muggins.retry.Stopped).  A failure that no
+    ``stop`` ends the wait (muggins.infra.retry.Stopped).  A failure that no
     waiting mends (a refused password, a migration the role may not run,
     a stream configuration JetStream refuses) is raised at once.
     """
@@ -187,7 +188,7 @@ async def infrastructure(
                         bus_down, stop, tell)
         tell(None)
         store = EventStore(pool)
-        the_relay = (Relay(store, lambda: connected.js,
+        the_relay = (Relay(store, lambda: connected.js, public_payload,
                            is_connected=lambda: connected.is_connected) if relay else None)
         if the_relay is not None:
             relay_task = tasks.start("relay", the_relay.run(relay_stop))

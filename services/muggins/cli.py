@@ -19,9 +19,16 @@ import msgspec
 import structlog
 
 from muggins.bootstrap import event_store_only, infrastructure, migrated_database
-from muggins.bots import BOT_LEVELS, BotLevel
+from muggins.bots.levels import BOT_LEVELS, BotLevel
+from muggins.bots.playbyplay import narrate
+from muggins.bots.selfplay import make_bots, play_game, play_game_commands
 from muggins.bus.jetstream import BusUnavailable, connect, ensure_stream, stream_config
-from muggins.embedded import (
+from muggins.domain.codec import encoded_all
+from muggins.eventstore.store import EventStore, StoreUnavailable
+from muggins.evidence.checkpoints import SiteKeyInfo, public_keys, site_keys
+from muggins.evidence.documents import DocumentError
+from muggins.evidence.signing import PublicKeys, SiteKey
+from muggins.infra.embedded import (
     PASSWORDS_FILE,
     EmbeddedNats,
     EmbeddedPostgres,
@@ -29,12 +36,8 @@ from muggins.embedded import (
     free_port,
     without_password,
 )
-from muggins.eventstore.store import EventStore, StoreUnavailable
-from muggins.evidence.checkpoints import SiteKeyInfo, public_keys, site_keys
-from muggins.evidence.documents import DocumentError
-from muggins.evidence.signing import PublicKeys, SiteKey
-from muggins.logs import configure_logging
-from muggins.playbyplay import narrate
+from muggins.infra.logs import configure_logging
+from muggins.infra.retry import Stopped
 from muggins.projections.read_models import PROJECTIONS
 from muggins.replay.analysis import ANALYSIS_ITERATIONS, analyse_hand, analysis_lines
 from muggins.replay.documents_in import checkpoint_from, keys_from, receipts_from
@@ -52,7 +55,6 @@ from muggins.replay.source import (
 from muggins.replay.store_checks import check_checkpoint, check_receipts, verify_whole_store
 from muggins.replay.table_verify import TableVerdict, verify_table
 from muggins.replay.verify import HandVerdict, Problem, rebuilt_hands, verify_game, verify_record
-from muggins.retry import Stopped
 from muggins.rules.describe import PRESET_SUMMARIES, describe
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.events import event_encoder
@@ -60,7 +62,6 @@ from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset, seatings
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.rules.state import GameState
-from muggins.selfplay import make_bots, play_game, play_game_commands
 from muggins.tables.commands import Commands
 from muggins.tables.disputes import Disputes, every_dispute, table_disputes
 from muggins.tables.errors import Refusal
@@ -68,13 +69,14 @@ from muggins.tables.metrics import BroadcastClock
 from muggins.tables.next_step import Timings
 from muggins.tables.operator_view import DisputeFile, dispute_file, dispute_lines
 from muggins.tables.protocol import DisputeView
+from muggins.tables.seat_keys import PostgresSeatKeys
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
 
 if TYPE_CHECKING:
     from muggins.cluster.local import LocalCluster
-from muggins.settings import ENVIRONMENT, Settings, SettingsError, load_settings, with_values
-from muggins.streams import NoSuchTable, is_table_id, table_id, table_stream
+from muggins.domain.streams import NoSuchTable, is_table_id, table_id, table_stream
+from muggins.infra.settings import ENVIRONMENT, Settings, SettingsError, load_settings, with_values
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -94,7 +96,7 @@ def _settings() -> Settings:
 #: The settings ``muggins serve`` also takes as flags, each winning over its
 #: environment variable and the config file: --NAME (dashes for
 #: underscores), or the flag named here.  Type, range, default and help
-#: come from the setting itself (muggins.settings).
+#: come from the setting itself (muggins.infra.settings).
 SERVE_FLAGS: dict[str, str | None] = {
     "listen_host": "--host", "listen_port": "--port", "public_url": None, "role": None,
     "projectors_in_process": "--projectors", "bot_delay": None, "hand_pause": None,
@@ -438,7 +440,8 @@ def _record_games(
                 version = 0
                 bots = make_bots(levels, game_seed, **thinking)
                 for result in play_game_commands(ruleset, game_seed, bots):
-                    await store.append(table, version, result.events, actor=result.actor)
+                    await store.append(table, version, encoded_all(result.events),
+                                       actor=result.actor)
                     version += len(result.events)
                 tables.append(table)
         return tables
@@ -1019,7 +1022,7 @@ def dispute_show(table: str, number: int) -> None:
 def dispute_resolve(table: str, number: int, verdict: str, note: str, by: str) -> None:
     """Resolve a dispute: the verdict and the note become a table event."""
     async def resolved(store: EventStore) -> DisputeView:
-        seating = Seating(store.pool, store)
+        seating = Seating(PostgresSeatKeys(store.pool), store)
         disputes = Disputes(seating, Commands(store, seating, Timings(), BroadcastClock(),
                                               Wakeups()))
         try:
@@ -1042,7 +1045,12 @@ def dispute_resolve(table: str, number: int, verdict: str, note: str, by: str) -
 def cluster_group(context: click.Context, directory: str) -> None:
     """The whole site on this machine from real parts: PostgreSQL, three NATS
     servers, service replicas, a spectators' process, the projectors and HAProxy."""
-    from muggins.cluster.local import ClusterError, LocalCluster
+    try:
+        from muggins.cluster.local import ClusterError, LocalCluster
+    except ImportError:  # an installed wheel: the supervisor is development tooling
+        raise click.ClickException(
+            "the local cluster is development tooling (deploy/tooling/): run it from a "
+            "clone of the repository, `python3 deploy/cluster.py up`") from None
 
     try:
         context.obj = LocalCluster(Path(directory))

@@ -25,9 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from muggins.embedded import EmbeddedPostgres
+from muggins.domain.codec import encoded_all
 from muggins.eventstore.migrations import upgrade
-from muggins.eventstore.store import Due, EventStore, create_pool
+from muggins.eventstore.records import Due
+from muggins.eventstore.store import EventStore, create_pool
+from muggins.infra.embedded import EmbeddedPostgres
 from muggins.rules.events import Event
 from tests.benchmarks.bench_eventstore import fresh_database, move_batches, plain_insert_rate
 from tests.benchmarks.common import percentile
@@ -56,7 +58,8 @@ async def append_rate(url: str, batches: list[list[Event]], writers: int
                 if time.perf_counter() >= deadline:
                     return
                 started = time.perf_counter()
-                await store.append(stream, version, batch, actor="system", due=Due(table, 1.0))
+                await store.append(stream, version, encoded_all(batch),
+                                   actor="system", due=Due(table, 1.0))
                 latencies.append((time.perf_counter() - started) * 1000)
                 version += len(batch)
                 appends += 1

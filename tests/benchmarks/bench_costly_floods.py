@@ -49,7 +49,7 @@ import websockets
 
 from tests.benchmarks.bench_service import Stats, seat_player, service_process
 from tests.benchmarks.common import bench_servers, messages_until, percentile
-from tests.service.client import unpacked
+from tests.support.clients import unpacked
 
 SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "30"))
 FLOODS = os.environ.get("MUGGINS_BENCH_FLOODS", "hints,analyses,chat,evidence").split(",")

@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from muggins import compiled
+from muggins.infra import compiled
 from muggins.rules.commands import StartHand
 from muggins.rules.game import legal_plays, play, start_game
 from muggins.rules.presets import preset

@@ -40,14 +40,18 @@ import asyncpg
 import msgspec
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from muggins.bots.selfplay import make_bots
 from muggins.bus.jetstream import bus_message_decoder, connect, ensure_stream
 from muggins.bus.relay import Relay
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres
+from muggins.domain.codec import encoded_all, public_payload
+from muggins.domain.streams import game_stream, table_stream
+from muggins.domain.table_events import BotAtSeat, GameBegun, HandSealed, TableOpened
 from muggins.eventstore.migrations import upgrade
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.evidence.checkpoints import Checkpointer, public_keys, register_key
 from muggins.evidence.documents import sign_checkpoint, sign_receipt
 from muggins.evidence.signing import SiteKey
+from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres
 from muggins.replay.source import load_table_record
 from muggins.replay.store_checks import check_checkpoint
 from muggins.replay.table_verify import verify_table
@@ -56,9 +60,6 @@ from muggins.rules.events import Event, GameStarted, HandEnded
 from muggins.rules.game import play, start_game
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text, hand_seed
-from muggins.selfplay import make_bots
-from muggins.streams import game_stream, table_stream
-from muggins.table_events import BotAtSeat, GameBegun, HandSealed, TableOpened
 from tests.benchmarks.common import percentile
 
 SECONDS = 4.0
@@ -117,7 +118,7 @@ async def muggins_rate(url: str, batches: list[list[Event]], writers: int,
             for batch in batches:
                 if time.perf_counter() >= deadline:
                     return
-                await store.append(stream, version, batch, actor="system")
+                await store.append(stream, version, encoded_all(batch), actor="system")
                 version += len(batch)
                 written += len(batch)
             round_number += 1
@@ -223,7 +224,7 @@ async def latency(url: str, nats_url: str, batches: list[list[Event]]) -> list[f
         config=ConsumerConfig(ack_policy=AckPolicy.NONE),
     )
     stop = asyncio.Event()
-    relay = Relay(store, js, poll_interval=0.5)
+    relay = Relay(store, js, public_payload, poll_interval=0.5)
     relay_task = asyncio.create_task(relay.run(stop))
     await asyncio.sleep(0.5)
 
@@ -237,7 +238,7 @@ async def latency(url: str, nats_url: str, batches: list[list[Event]]) -> list[f
             if time.perf_counter() >= deadline:
                 return
             began = time.perf_counter()
-            recorded = await store.append(stream, version, batch, actor="system")
+            recorded = await store.append(stream, version, encoded_all(batch), actor="system")
             if phase == "measured":
                 appended.append((time.perf_counter() - began) * 1000)
                 for event in recorded:
@@ -273,14 +274,14 @@ async def store_a_played_table(store: EventStore, key: SiteKey, table: str,
     each ended hand sealed and signed in the table stream."""
     first = batches[0][0]
     assert isinstance(first, GameStarted)
-    await store.append(table_stream(table), 0, [
+    await store.append(table_stream(table), 0, encoded_all([
         TableOpened(ruleset=first.ruleset, turn_clock_seconds=30,
                     bots=(BotAtSeat(0, "greedy"), BotAtSeat(1, "random"))),
-        GameBegun(game=1)], actor="system")
+        GameBegun(game=1)]), actor="system")
     table_version, version = 2, 0
     stream = game_stream(table, 1)
     for batch in batches:
-        recorded = await store.append(stream, version, batch, actor="system")
+        recorded = await store.append(stream, version, encoded_all(batch), actor="system")
         version += len(batch)
         ended = [e for e in batch if isinstance(e, HandEnded)]
         if ended:
@@ -289,11 +290,11 @@ async def store_a_played_table(store: EventStore, key: SiteKey, table: str,
             receipt = sign_receipt(key, table=table, game=1, hand=ended[0].hand, stream=stream,
                                    version=last.stream_version, chain=last.chain,
                                    position=last.position, global_chain=last.global_chain)
-            await store.append(table_stream(table), table_version, [HandSealed(
+            await store.append(table_stream(table), table_version, encoded_all([HandSealed(
                 game=1, hand=receipt.hand, version=receipt.version, chain=receipt.chain,
                 position=receipt.position, global_chain=receipt.global_chain,
                 game_over=batch is batches[-1], signed_at=receipt.signed_at,
-                key_id=receipt.key_id, signature=receipt.signature)], actor="system")
+                key_id=receipt.key_id, signature=receipt.signature)]), actor="system")
             table_version += 1
         if batch is not batches[0] and isinstance(batch[0], GameStarted):
             break

@@ -34,7 +34,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from muggins.bots import Bot, GreedyBot
+from muggins.bots.levels import Bot, GreedyBot
+from muggins.bots.selfplay import play_game_commands
 from muggins.expert.bot import ExpertBot
 from muggins.expert.search import SearchSettings
 from muggins.rules.commands import AnyCommand
@@ -43,7 +44,6 @@ from muggins.rules.presets import preset
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.rules.state import GameState
-from muggins.selfplay import play_game_commands
 from tests.benchmarks.common import percentile
 
 #: (preset, seats, partnerships) -> the share of games the expert must win.

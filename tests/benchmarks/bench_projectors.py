@@ -15,12 +15,12 @@ import asyncio
 import sys
 import time
 
+from muggins.bots.selfplay import make_bots, play_game
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner
 from muggins.rules.events import Event, GameStarted, SeatedPlayer
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
-from muggins.selfplay import make_bots, play_game
 from tests.benchmarks.common import scratch_store, store_games
 
 EVENTS = 100_000

@@ -15,12 +15,13 @@ import sys
 import time
 from collections import defaultdict
 
+from muggins.bots.selfplay import make_bots, play_game
+from muggins.domain.codec import game_event
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
 from muggins.rules.events import Event, HandEnded
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
-from muggins.selfplay import make_bots, play_game
 from tests.benchmarks.common import scratch_store, store_games
 
 HANDS = 10_000
@@ -53,7 +54,7 @@ async def main(smoke: bool = False) -> int:
         while page := await store.read_all(after, 5000):
             for recorded in page:
                 streams[recorded.stream_id].append(
-                    StoredEvent(recorded.stream_version, recorded.event())
+                    StoredEvent(recorded.stream_version, game_event(recorded))
                 )
             after = page[-1].position
         read_seconds = time.perf_counter() - began

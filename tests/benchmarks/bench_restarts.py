@@ -42,19 +42,15 @@ from pathlib import Path
 
 import httpx
 
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres
+from muggins.domain.codec import game_event
+from muggins.domain.streams import game_stream
 from muggins.eventstore.store import EventStore
+from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
-from muggins.streams import game_stream
-from tests.faults.harness import (
-    ScriptedHuman,
-    ServiceProcess,
-    bot_table,
-    human_table,
-    serve_arguments,
-    store_at,
-)
+from tests.support.processes import ServiceProcess, serve_arguments
+from tests.support.scripted_players import ScriptedHuman, bot_table, human_table
+from tests.support.store_watch import store_at
 
 SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "180"))
 TABLES = int(os.environ.get("MUGGINS_BENCH_TABLES", "200"))
@@ -203,7 +199,7 @@ async def check_store(run: Run) -> tuple[int, int, list[str], list[str]]:
         if versions != list(range(1, len(versions) + 1)):
             problems.append(f"table {table.table_id}: versions not 1..{len(versions)}")
         if recorded and recorded[-1].event_type == "GameEnded":
-            verdict = verify_game([StoredEvent(r.stream_version, r.event()) for r in recorded])
+            verdict = verify_game([StoredEvent(r.stream_version, game_event(r)) for r in recorded])
             if verdict.ok:
                 verified += 1
             else:

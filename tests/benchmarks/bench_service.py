@@ -44,8 +44,9 @@ import httpx
 import msgspec
 import websockets
 
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from muggins.domain.codec import game_event
 from muggins.eventstore.store import EventStore, create_pool
+from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
 from tests.benchmarks.common import SMOKE, bench_setting, messages_until, percentile
@@ -210,7 +211,8 @@ async def verify_tables(database_url: str, ids: list[str]) -> int:
         for table_id in ids:
             game = 1
             while recorded := await store.read_stream(f"{table_id}-g{game}"):
-                verdict = verify_game([StoredEvent(r.stream_version, r.event()) for r in recorded])
+                verdict = verify_game([StoredEvent(r.stream_version, game_event(r))
+                                              for r in recorded])
                 bad += not verdict.ok
                 game += 1
     finally:

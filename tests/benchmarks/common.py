@@ -17,10 +17,11 @@ import msgspec
 from websockets.asyncio.client import ClientConnection
 
 from muggins.bootstrap import event_store_only
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres
+from muggins.domain.codec import encoded_all
 from muggins.eventstore.store import EventStore
+from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres
+from muggins.infra.settings import Settings
 from muggins.rules.events import Event
-from muggins.settings import Settings
 
 #: ``python -m tests.benchmarks.bench_NAME --smoke``: tiny sizes, the same code
 #: path, no speed bars judged (the test suite runs every benchmark so).
@@ -67,8 +68,8 @@ async def store_games(store: EventStore, games: Sequence[list[Event]], prefix: s
 
     async def put(index: int, events: list[Event]) -> None:
         for start in range(0, len(events), chunk):
-            await store.append(f"{prefix}{index}-g1", start, events[start : start + chunk],
-                               actor="system")
+            await store.append(f"{prefix}{index}-g1", start,
+                               encoded_all(events[start : start + chunk]), actor="system")
 
     for first in range(0, len(games), 16):
         await asyncio.gather(*(put(i, games[i])

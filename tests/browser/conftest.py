@@ -20,9 +20,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
-from muggins.embedded import EmbeddedNats
-from tests.service.conftest import Running, serve
-from tests.service.conftest import service as service
+from muggins.infra.embedded import EmbeddedNats
+from tests.support.service import Running, serve
 
 #: Flags for a closed network and a root user (the CI container).
 CHROMIUM_FLAGS = [

@@ -19,11 +19,11 @@ import msgspec
 import pytest
 from playwright.async_api import Page, expect
 
-from muggins.embedded import EmbeddedNats
 from muggins.evidence.documents import Receipt, check_signature
+from muggins.infra.embedded import EmbeddedNats
 from tests.browser.conftest import Pages
-from tests.service.conftest import Running, serve
 from tests.support.pages import play_a_move, screenshot, shot, sit
+from tests.support.service import Running, serve
 
 PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
 OPERATOR = "operator-token-for-the-browser-1234"

@@ -13,7 +13,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Pages
-from tests.service.conftest import Running
+from tests.support.service import Running
 from tests.support.tables import create, sit
 
 #: Widths the question must read well at: a laptop and a phone.

@@ -17,9 +17,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import WebSocket, WebSocketRoute, expect
 
 from tests.browser.conftest import Pages
-from tests.service.client import assert_nothing_hidden, unpacked
-from tests.service.conftest import Running
+from tests.support.clients import assert_nothing_hidden, unpacked
 from tests.support.pages import DOCS, create_from_lobby, play_a_move, play_until, sit
+from tests.support.service import Running
 
 
 async def test_create_a_table_against_a_bot_and_play_a_hand_by_clicking(pages: Pages) -> None:

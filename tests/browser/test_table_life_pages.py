@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from muggins.embedded import EmbeddedNats
+from muggins.infra.embedded import EmbeddedNats
 from tests.browser.conftest import Pages
-from tests.service.conftest import Running, serve
 from tests.support.pages import play_a_move, screenshot, shot, sit
+from tests.support.service import Running, serve
 
 PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
 

@@ -17,8 +17,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FloatRect, Page, WebSocketRoute, expect
 
 from tests.browser.conftest import Pages
-from tests.service.client import SeatClient
-from tests.service.conftest import Running
+from tests.support.clients import SeatClient
 from tests.support.pages import (
     create_from_lobby,
     play_a_move,
@@ -27,6 +26,7 @@ from tests.support.pages import (
     shot,
     sit,
 )
+from tests.support.service import Running
 from tests.support.tables import create
 from tests.support.tables import sit as sit_by_api
 

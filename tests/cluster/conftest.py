@@ -13,7 +13,7 @@ import pytest
 
 from muggins.cluster.local import LocalCluster
 from muggins.eventstore.store import EventStore
-from tests.faults.harness import store_at
+from tests.support.store_watch import store_at
 
 #: Quick bots and deals: a game to 100 takes seconds, not minutes.
 TEST_SETTINGS = {

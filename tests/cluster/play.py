@@ -1,7 +1,7 @@
 """Tables played through the load balancer while a test breaks the cluster:
 scripted people (reconnecting through HAProxy whenever their socket drops)
 and bot tables, then every game held to the store and the rules
-(tests/faults/harness.py's play_through)."""
+(tests/support/scripted_players.py's play_through)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from collections.abc import Awaitable, Callable
 
 from muggins.cluster.local import LocalCluster
 from muggins.eventstore.store import EventStore
-from tests.faults.harness import Scenario, ScriptedHuman, unhandled_errors
-from tests.faults.harness import play_through as play_with_a_fault
+from tests.support.processes import unhandled_errors
+from tests.support.scripted_players import Scenario, ScriptedHuman
+from tests.support.scripted_players import play_through as play_with_a_fault
 
 #: Small: 8 tables, games to 100 (about 20 s with quick bots).
 SCENARIO = Scenario(human_tables=4, bot_tables=4, target=100, clock=10, play_first=2.0,

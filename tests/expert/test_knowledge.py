@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from muggins.bots import Bot, GreedyBot, RandomBot
+from muggins.bots.levels import Bot, GreedyBot, RandomBot
 from muggins.expert import position as position_module
 from muggins.expert.knowledge import Knowledge, knowledge_of, seat_view
 from muggins.expert.position import from_state, indices, tables_for

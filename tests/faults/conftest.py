@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from muggins.embedded import EmbeddedNats
-from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
 from muggins.eventstore.store import EventStore
-from tests.faults.harness import Launcher, store_at
+from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
+from muggins.infra.embedded import EmbeddedNats
+from tests.support.processes import Launcher
 from tests.support.servers import role_url
+from tests.support.store_watch import store_at
 
 
 @pytest.fixture

@@ -14,17 +14,10 @@ import websockets
 from websockets.exceptions import InvalidStatus
 
 from muggins.eventstore.store import EventStore
-from tests.faults.harness import (
-    Launcher,
-    StoreWatch,
-    TableProgress,
-    bot_table,
-    create_table,
-    settle,
-    unhandled_errors,
-    wait_ready,
-)
-from tests.service.client import unpacked
+from tests.support.clients import unpacked
+from tests.support.processes import Launcher, unhandled_errors, wait_ready
+from tests.support.scripted_players import bot_table, create_table, settle
+from tests.support.store_watch import StoreWatch, TableProgress
 
 BAD_IDS = {
     "4200 letters": "a" * 4200,

@@ -17,15 +17,10 @@ from typing import Any
 import httpx
 
 from muggins.eventstore.store import EventStore
-from tests.faults.harness import (
-    Launcher,
-    StoreWatch,
-    TableProgress,
-    create_table,
-    human_table,
-    sit,
-)
-from tests.service.client import SeatClient
+from tests.support.clients import SeatClient
+from tests.support.processes import Launcher
+from tests.support.scripted_players import create_table, human_table, sit
+from tests.support.store_watch import StoreWatch, TableProgress
 
 CLOCK = 2
 BOT_DELAY = 0.5

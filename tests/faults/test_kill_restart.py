@@ -10,7 +10,8 @@ move the people saw confirmed exactly once.
 from __future__ import annotations
 
 from muggins.eventstore.store import EventStore
-from tests.faults.harness import Launcher, Scenario, play_through
+from tests.support.processes import Launcher
+from tests.support.scripted_players import Scenario, play_through
 
 #: About 65 moves and 4 hands a game to 150: long enough to be mid-game at the
 #: kill; after the restart every game over within 60 s, no table silent 20 s.

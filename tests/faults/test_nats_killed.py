@@ -10,20 +10,18 @@ import time
 
 import httpx
 
-from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore
-from tests.faults.harness import (
-    Launcher,
+from muggins.infra.embedded import EmbeddedNats
+from tests.support.processes import Launcher, wait_ready
+from tests.support.scripted_players import (
     ScriptedHuman,
-    StoreWatch,
-    TableProgress,
     bot_table,
     create_table,
     human_table,
     settle,
     sit,
-    wait_ready,
 )
+from tests.support.store_watch import StoreWatch, TableProgress
 
 BOT_TABLES = 3
 TARGET = 100

@@ -11,22 +11,18 @@ import time
 
 import httpx
 
-from muggins.embedded import EmbeddedPostgres
 from muggins.eventstore.store import EventStore
-from tests.faults.harness import (
-    Launcher,
+from muggins.infra.embedded import EmbeddedPostgres
+from tests.support.processes import Launcher, freeze_postgres, thaw, unhandled_errors
+from tests.support.scripted_players import (
     ScriptedHuman,
-    StoreWatch,
-    TableProgress,
     bot_table,
     create_table,
-    freeze_postgres,
     human_table,
     settle,
     sit,
-    thaw,
-    unhandled_errors,
 )
+from tests.support.store_watch import StoreWatch, TableProgress
 
 BOT_TABLES = 4
 TARGET = 100

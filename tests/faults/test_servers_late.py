@@ -19,21 +19,19 @@ import httpx
 import pytest
 import websockets
 
-from muggins.embedded import EmbeddedNats, EmbeddedPostgres, free_port
-from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
 from muggins.eventstore.store import EventStore
+from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
+from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from muggins.rules.presets import preset
-from tests.faults.harness import (
+from tests.projections.streams import game_batches, store_interleaved
+from tests.support.clients import SeatClient
+from tests.support.processes import (
     ServiceProcess,
-    create_table,
-    human_table,
     muggins_command,
     serve_arguments,
-    sit,
     unhandled_errors,
 )
-from tests.projections.streams import game_batches, store_interleaved
-from tests.service.client import SeatClient
+from tests.support.scripted_players import create_table, human_table, sit
 from tests.support.servers import role_url
 
 
@@ -188,7 +186,7 @@ async def test_a_projector_started_before_nats_projects_once_nats_is_up(
                        MUGGINS_DATA_DIR=str(tmp_path / "data"))
     log_path = tmp_path / "projector.log"
     with open(log_path, "wb") as log:
-        projector = subprocess.Popen([muggins_command(), "project", "table-views"],
+        projector = subprocess.Popen([*muggins_command(), "project", "table-views"],
                                      env=environment, stdout=log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
     try:

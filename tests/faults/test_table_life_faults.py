@@ -1,4 +1,4 @@
-"""A table's life through kills (muggins.table_life): its waits are durable
+"""A table's life through kills (muggins.domain.table_life): its waits are durable
 steps any process carries out, and each close and each choice happens once,
 however many processes there are.
 
@@ -16,10 +16,11 @@ import time
 
 import httpx
 
+from muggins.domain.streams import game_stream, table_stream
 from muggins.eventstore.store import EventStore
-from muggins.streams import game_stream, table_stream
-from tests.faults.harness import Launcher, create_table, sit
-from tests.service.client import SeatClient, hands_ended, life_of, play_until
+from tests.support.clients import SeatClient, hands_ended, life_of, play_until
+from tests.support.processes import Launcher
+from tests.support.scripted_players import create_table, sit
 
 #: Short waits: a page gone half a second has left; the choice opens a
 #: second after.

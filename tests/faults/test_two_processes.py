@@ -14,17 +14,16 @@ import time
 import httpx
 
 from muggins.eventstore.store import EventStore
-from tests.faults.harness import (
-    Launcher,
+from tests.support.processes import Launcher
+from tests.support.scripted_players import (
     ScriptedHuman,
-    StoreWatch,
-    TableProgress,
     bot_table,
     create_table,
     human_table,
     settle,
     sit,
 )
+from tests.support.store_watch import StoreWatch, TableProgress
 
 BOT_TABLES = 6
 TARGET = 100

@@ -15,6 +15,7 @@ import structlog
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
+from muggins.bots.selfplay import make_bots, play_game
 from muggins.bus.jetstream import (
     STREAM_CONFIG,
     STREAM_NAME,
@@ -25,8 +26,9 @@ from muggins.bus.jetstream import (
     ensure_stream,
 )
 from muggins.bus.relay import RELAY_READER, Relay
-from muggins.embedded import EmbeddedNats
+from muggins.domain.codec import encoded_all, public_payload
 from muggins.eventstore.store import EventStore
+from muggins.infra.embedded import EmbeddedNats
 from muggins.rules.events import (
     BoneyardStacked,
     SeedSealed,
@@ -36,7 +38,6 @@ from muggins.rules.events import (
 )
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
-from muggins.selfplay import make_bots, play_game
 
 from .test_eventstore import MOVE
 
@@ -78,13 +79,13 @@ async def test_relay_publishes_each_event_once_in_order(
     store: EventStore, js: JetStreamContext
 ) -> None:
     for table in ("t1", "t2"):
-        await store.append(table, 0, MOVE, actor="seat:0")
-    relay = Relay(store, js)
+        await store.append(table, 0, encoded_all(MOVE), actor="seat:0")
+    relay = Relay(store, js, public_payload)
     assert await relay.publish_pending() == 4
     assert await relay.publish_pending() == 0
     # A relay that crashed before saving its checkpoint republishes: JetStream drops it.
     await store.pool.execute("DELETE FROM checkpoints WHERE reader = $1", RELAY_READER)
-    assert await Relay(store, js).publish_pending() == 4
+    assert await Relay(store, js, public_payload).publish_pending() == 4
     messages = await all_messages(js)
     assert [m.position for _, _, m in messages] == [1, 2, 3, 4]
     assert [s for s, _, _ in messages] == ["muggins.table.t1.public"] * 2 + [
@@ -123,11 +124,11 @@ async def test_relay_loses_and_duplicates_nothing_when_nats_dies(
     try:
         js = client.jetstream()
         await ensure_stream(js)
-        relay = Relay(store, js, poll_interval=0.1, publish_timeout=1.0)
+        relay = Relay(store, js, public_payload, poll_interval=0.1, publish_timeout=1.0)
         async with running(relay):
             version = 0
             for _ in range(20):
-                await store.append("outage", version, MOVE, actor="seat:0")
+                await store.append("outage", version, encoded_all(MOVE), actor="seat:0")
                 version += 2
 
             async def caught_up() -> bool:
@@ -136,7 +137,7 @@ async def test_relay_loses_and_duplicates_nothing_when_nats_dies(
             await wait_until(caught_up)
             server.kill()  # SIGKILL: the server dies mid-stream
             for _ in range(30):
-                await store.append("outage", version, MOVE, actor="seat:0")
+                await store.append("outage", version, encoded_all(MOVE), actor="seat:0")
                 version += 2
             await asyncio.sleep(0.5)
             assert await store.checkpoint(RELAY_READER) < version
@@ -159,8 +160,8 @@ async def test_public_subject_never_carries_a_hidden_tile_or_the_seed(
     events = list(play_game(rules, game_seed, make_bots(["greedy"] * 4, game_seed)))
     # Store the game in command-sized batches, as the service will.
     for start in range(0, len(events), 3):
-        await store.append("hidden", start, events[start : start + 3], actor="system")
-    await Relay(store, js).publish_pending()
+        await store.append("hidden", start, encoded_all(events[start : start + 3]), actor="system")
+    await Relay(store, js, public_payload).publish_pending()
     public = await all_messages(js, "muggins.table.hidden.public")
     assert len(public) == len(events)
     for _, _, message in public:
@@ -219,8 +220,8 @@ async def test_acks_that_never_come_do_not_pile_up_and_stall_the_relay(
     silent = await nats_client.subscribe("muggins.table.t1.>")
     try:
         for table in ("t1", "t2"):
-            await store.append(table, 0, MOVE, actor="seat:0")
-        relay = Relay(store, js, publish_timeout=1.0)
+            await store.append(table, 0, encoded_all(MOVE), actor="seat:0")
+        relay = Relay(store, js, public_payload, publish_timeout=1.0)
         for _ in range(6):  # 2 acks lost a try, 8 permits: the 5th try would wait forever
             async with asyncio.timeout(5):
                 with pytest.raises(NoStreamResponseError):
@@ -237,10 +238,10 @@ async def test_a_projectors_consumer_made_earlier_takes_the_settings(
 ) -> None:
     from nats.js.api import AckPolicy, ConsumerConfig
 
+    from muggins.domain.streams import ALL_PUBLIC_SUBJECTS
+    from muggins.infra.settings import Settings
     from muggins.projections.read_models import Leaderboard
     from muggins.projections.runner import ProjectorRunner, consumer_config
-    from muggins.settings import Settings
-    from muggins.streams import ALL_PUBLIC_SUBJECTS
 
     durable = "projector-leaderboard"
     settings = Settings(consumer_ack_wait=45, consumer_max_ack_pending=500)

@@ -17,7 +17,7 @@ from nats.aio.msg import Msg
 
 from muggins.bus.connection import Bus, MessageHandler, check_subject
 from muggins.bus.jetstream import connect
-from muggins.embedded import EmbeddedNats, free_port
+from muggins.infra.embedded import EmbeddedNats, free_port
 
 #: Short, so a closed client is noticed within a test's patience.
 REBUILD_CHECK = 0.1

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from muggins.embedded import PASSWORDS_FILE, EmbeddedNats, EmbeddedPostgres
 from muggins.eventstore.migrations import MIGRATIONS
-from muggins.sql import migration_files
+from muggins.infra.embedded import PASSWORDS_FILE, EmbeddedNats, EmbeddedPostgres
+from muggins.infra.sql import migration_files
 
 
 def muggins(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -14,26 +14,9 @@ import asyncpg
 import msgspec
 import pytest
 
-from muggins.eventstore.migrations import MIGRATIONS, applied_versions, upgrade
-from muggins.eventstore.store import (
-    GENESIS_CHAIN,
-    ConcurrencyError,
-    EventStore,
-    RecordedEvent,
-    StoreUnavailable,
-    canonical_json,
-    chain_link,
-    create_pool,
-    event_digest,
-    recorded_at_text,
-)
-from muggins.rules.events import AnyEvent, Event, Passed, PointsScored, TileDrawn, TilePlayed
-from muggins.rules.presets import preset
-from muggins.rules.shuffle import game_seed_from_text
-from muggins.rules.tiles import Tile
-from muggins.selfplay import make_bots, play_game
-from muggins.sql import migration_files
-from muggins.table_events import (
+from muggins.bots.selfplay import make_bots, play_game
+from muggins.domain.codec import StoredEvent, encoded_all, game_event
+from muggins.domain.table_events import (
     AbsenceDecided,
     AnyTableEvent,
     BotAtSeat,
@@ -48,6 +31,22 @@ from muggins.table_events import (
     TableClosed,
     TableOpened,
 )
+from muggins.eventstore.migrations import MIGRATIONS, applied_versions, upgrade
+from muggins.eventstore.records import (
+    GENESIS_CHAIN,
+    ConcurrencyError,
+    RecordedEvent,
+    canonical_json,
+    chain_link,
+    event_digest,
+    recorded_at_text,
+)
+from muggins.eventstore.store import EventStore, StoreUnavailable, create_pool
+from muggins.infra.sql import migration_files
+from muggins.rules.events import AnyEvent, Passed, PointsScored, TileDrawn, TilePlayed
+from muggins.rules.presets import preset
+from muggins.rules.shuffle import game_seed_from_text
+from muggins.rules.tiles import Tile
 
 MOVE = [TilePlayed(1, 0, Tile(1, 4), 0, 10, None), PointsScored(1, 0, 0, 10, "count")]
 #: Strings canonical JSON must get right: every escape, letters beyond ASCII,
@@ -90,13 +89,14 @@ async def test_migrations_apply_once_and_match_the_files(pool: asyncpg.Pool) -> 
 
 async def test_append_then_read_back(store: EventStore) -> None:
     corr = "3f1c5e9a-8d1b-4f7e-9a41-6b7d0e1c2a3b"
-    recorded = await store.append("table-a", 0, MOVE, actor="seat:0", correlation_id=corr)
+    recorded = await store.append("table-a", 0, encoded_all(MOVE),
+                                  actor="seat:0", correlation_id=corr)
     assert [r.stream_version for r in recorded] == [1, 2]
     assert [r.position for r in recorded] == [1, 2]
     drawn = TileDrawn(1, 1, Tile(2, 3))
-    await store.append("table-a", 2, [drawn, Passed(1, 1)], actor="system")
+    await store.append("table-a", 2, encoded_all([drawn, Passed(1, 1)]), actor="system")
     stream = await store.read_stream("table-a")
-    assert [r.event() for r in stream] == [*MOVE, drawn, Passed(1, 1)]
+    assert [game_event(r) for r in stream] == [*MOVE, drawn, Passed(1, 1)]
     assert [r.audience for r in stream] == ["public", "public", "seat:1", "public"]
     assert stream[0].correlation_id == corr and stream[0].actor == "seat:0"
     assert stream[0].recorded_at == recorded[0].recorded_at
@@ -119,12 +119,12 @@ async def test_append_then_read_back(store: EventStore) -> None:
 async def test_two_writers_at_the_same_version_exactly_one_wins(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:
-    await store.append("table-b", 0, MOVE, actor="seat:0")
+    await store.append("table-b", 0, encoded_all(MOVE), actor="seat:0")
     other = EventStore(pool)  # a second writer with its own batching
     try:
         results = await asyncio.gather(
-            store.append("table-b", 2, [Passed(1, 1)], actor="seat:1"),
-            other.append("table-b", 2, [Passed(1, 1)], actor="bot:1"),
+            store.append("table-b", 2, encoded_all([Passed(1, 1)]), actor="seat:1"),
+            other.append("table-b", 2, encoded_all([Passed(1, 1)]), actor="bot:1"),
             return_exceptions=True,
         )
     finally:
@@ -141,25 +141,30 @@ async def test_a_guarded_append_is_written_only_while_its_guard_stays_put(
 ) -> None:
     """A move is decided on its table's stream too: the append's guard is
     that stream's version, checked by the store with the append."""
-    await store.append("table-g", 0, MOVE, actor="system")
+    await store.append("table-g", 0, encoded_all(MOVE), actor="system")
     # Guard at its version: written.  A guard stream that has no events is at 0.
-    await store.append("game-g", 0, [Passed(1, 1)], actor="seat:1", guard=("table-g", 2))
-    await store.append("game-g", 1, [Passed(1, 0)], actor="seat:0", guard=("nothing-yet", 0))
+    await store.append("game-g", 0, encoded_all([Passed(1, 1)]),
+                       actor="seat:1", guard=("table-g", 2))
+    await store.append("game-g", 1, encoded_all([Passed(1, 0)]),
+                       actor="seat:0", guard=("nothing-yet", 0))
     # Guard moved on: refused, naming the guard, and nothing is written.
     with pytest.raises(ConcurrencyError, match=r"stream table-g is no longer at version 1: "
                        r"it guarded an append to game-g") as refused:
-        await store.append("game-g", 2, [Passed(1, 1)], actor="seat:1", guard=("table-g", 1))
+        await store.append("game-g", 2, encoded_all([Passed(1, 1)]),
+                           actor="seat:1", guard=("table-g", 1))
     assert refused.value.stream_id == "table-g"
     assert await store.stream_version("game-g") == 2
     # Its own stream moved: the usual refusal, about its own stream.
     with pytest.raises(ConcurrencyError, match="stream game-g is no longer at version 1: it "
                        "is at version 2"):
-        await store.append("game-g", 1, [Passed(1, 1)], actor="seat:1", guard=("table-g", 2))
+        await store.append("game-g", 1, encoded_all([Passed(1, 1)]),
+                           actor="seat:1", guard=("table-g", 2))
     # Sent together, the guard stream's append first: never judged in the same
     # transaction (where it would see the guard stream as it was before).
     results = await asyncio.gather(
-        store.append("table-g", 2, [Passed(1, 0)], actor="system"),
-        store.append("game-g", 2, [Passed(1, 1)], actor="seat:1", guard=("table-g", 2)),
+        store.append("table-g", 2, encoded_all([Passed(1, 0)]), actor="system"),
+        store.append("game-g", 2, encoded_all([Passed(1, 1)]),
+                     actor="seat:1", guard=("table-g", 2)),
         return_exceptions=True,
     )
     assert isinstance(results[0], list) and isinstance(results[1], ConcurrencyError)
@@ -170,10 +175,10 @@ async def test_a_guarded_append_is_written_only_while_its_guard_stays_put(
 async def test_a_conflict_in_one_batch_does_not_fail_the_others(store: EventStore) -> None:
     # Appended together: they share one transaction, yet only the stale one fails.
     results = await asyncio.gather(
-        store.append("c1", 0, MOVE, actor="seat:0"),
-        store.append("c2", 5, MOVE, actor="seat:0"),
-        store.append("c3", 0, MOVE, actor="seat:0"),
-        store.append("c1", 0, MOVE, actor="seat:1"),
+        store.append("c1", 0, encoded_all(MOVE), actor="seat:0"),
+        store.append("c2", 5, encoded_all(MOVE), actor="seat:0"),
+        store.append("c3", 0, encoded_all(MOVE), actor="seat:0"),
+        store.append("c1", 0, encoded_all(MOVE), actor="seat:1"),
         return_exceptions=True,
     )
     kinds = [type(r).__name__ for r in results]
@@ -199,7 +204,7 @@ async def test_twenty_writers_then_a_catch_up_reader_sees_everything_once_in_ord
         stream = f"w{index}"
         version = 0
         while time.monotonic() < deadline:
-            await target.append(stream, version, MOVE, actor="seat:0")
+            await target.append(stream, version, encoded_all(MOVE), actor="seat:0")
             version += 2
         written[stream] = version
 
@@ -247,7 +252,7 @@ async def test_twenty_writers_then_a_catch_up_reader_sees_everything_once_in_ord
 async def test_the_events_table_refuses_changes(
     store: EventStore, pool: asyncpg.Pool, statement: str
 ) -> None:
-    await store.append("table-c", 0, MOVE, actor="seat:0")
+    await store.append("table-c", 0, encoded_all(MOVE), actor="seat:0")
     with pytest.raises(asyncpg.InsufficientPrivilegeError, match="append-only"):
         await pool.execute(statement)
     assert len(await store.read_stream("table-c")) == 2
@@ -256,7 +261,7 @@ async def test_the_events_table_refuses_changes(
 async def test_stream_ids_become_subject_tokens(store: EventStore) -> None:
     for bad in ("has.dot", "has space", "", "x" * 65, "star*"):
         with pytest.raises(ValueError, match="stream id"):
-            await store.append(bad, 0, MOVE, actor="seat:0")
+            await store.append(bad, 0, encoded_all(MOVE), actor="seat:0")
 
 
 async def test_unreachable_database_is_a_clear_error() -> None:
@@ -264,9 +269,9 @@ async def test_unreachable_database_is_a_clear_error() -> None:
         await create_pool("postgresql://postgres@127.0.0.1:9/none")
 
 
-def every_event_type() -> list[Event]:
+def every_event_type() -> list[StoredEvent]:
     """At least one event of every type, game and table, with awkward text."""
-    events: list[Event] = []
+    events: list[StoredEvent] = []
     for name, seats in (("playelephant", 2), ("muggins", 3), ("block", 4), ("classic-muggins", 2)):
         game_seed = game_seed_from_text(f"canonical/{name}")
         events += play_game(preset(name, seats, False), game_seed,
@@ -329,7 +334,7 @@ async def test_the_database_chains_every_event_type_as_the_application_does(
     for start in range(0, len(events), 7):
         batch = events[start : start + 7]
         command = str(uuid.uuid4()) if start % 2 else None
-        await store.append("every-type", version, batch, actor="system",
+        await store.append("every-type", version, encoded_all(batch), actor="system",
                            correlation_id=command, causation_id=command)
         version += len(batch)
     mismatched = await pool.fetch(

@@ -15,20 +15,21 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from muggins.embedded import PG_SUPERUSER, EmbeddedPostgres, free_port
+from muggins.domain.codec import encoded_all
 from muggins.eventstore.migrations import (
     MIGRATIONS,
-    OWNER_ROLE,
-    SERVICE_ROLE,
     MigrationRefused,
     applied_versions,
     upgrade_at,
 )
-from muggins.eventstore.store import Due, EventStore, create_pool
+from muggins.eventstore.records import Due
+from muggins.eventstore.store import EventStore, create_pool
+from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
+from muggins.infra.embedded import PG_SUPERUSER, EmbeddedPostgres, free_port
+from muggins.infra.sql import load_queries, migration_files
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner
 from muggins.rules.events import PointsScored
-from muggins.sql import load_queries, migration_files
 from tests.replays.games import store_game
 
 #: Every named query the service runs (the event store's, the table service's, the projectors').
@@ -43,7 +44,7 @@ QUERY_FILES = [
 async def service(store: EventStore, service_database_url: str
                   ) -> AsyncIterator[asyncpg.Connection]:
     """A connection as the service's role, to a database holding a few events."""
-    await store.append("lp-table", 0, SCORED, actor="system")
+    await store.append("lp-table", 0, encoded_all(SCORED), actor="system")
     connection = await asyncpg.connect(service_database_url)
     yield connection
     await connection.close()
@@ -146,9 +147,9 @@ async def test_the_service_role_does_everything_the_service_does(
     # The relay's checkpoint; appends that make something due, and undo it.
     await store.save_checkpoint("relay", head)
     assert await store.checkpoint("relay") == head
-    await store.append("Lp2-g1", 0, SCORED, actor="system", due=Due("Lp2", 5.0))
+    await store.append("Lp2-g1", 0, encoded_all(SCORED), actor="system", due=Due("Lp2", 5.0))
     assert await service_pool.fetchval("SELECT count(*) FROM due WHERE key = 'Lp2'") == 1
-    await store.append("Lp2-g1", 1, SCORED, actor="system", due=Due("Lp2", None))
+    await store.append("Lp2-g1", 1, encoded_all(SCORED), actor="system", due=Due("Lp2", None))
     assert await service_pool.fetchval("SELECT count(*) FROM due WHERE key = 'Lp2'") == 0
     assert await applied_versions(service_pool) == [v for v, _, _ in migration_files(MIGRATIONS)]
     # Up to date, the migrations ask nothing of it but reading schema_migrations.
@@ -250,7 +251,8 @@ async def test_a_data_directory_from_before_the_roles_is_brought_up_to_date(
         pool = await create_pool(server.service_url)
         try:
             store = EventStore(pool)
-            await store.append("Old1-g1", 0, SCORED, actor="system", due=Due("Old1", 1.0))
+            await store.append("Old1-g1", 0, encoded_all(SCORED),
+                               actor="system", due=Due("Old1", 1.0))
             await store.close()
             with pytest.raises(asyncpg.InsufficientPrivilegeError):
                 await pool.execute("ALTER TABLE events DISABLE TRIGGER ALL")

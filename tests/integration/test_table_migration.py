@@ -9,12 +9,12 @@ import uuid
 import asyncpg
 import msgspec
 
+from muggins.domain.streams import table_stream
+from muggins.domain.table_events import fold_table, table_event_decoder
 from muggins.eventstore.migrations import MIGRATIONS, upgrade
 from muggins.eventstore.store import EventStore
+from muggins.infra.sql import migration_files
 from muggins.rules.presets import preset
-from muggins.sql import migration_files
-from muggins.streams import table_stream
-from muggins.table_events import fold_table, table_event_decoder
 
 
 async def _migrated_up_to(database_url: str, last: int) -> asyncpg.Connection:

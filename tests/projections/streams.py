@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
+from muggins.bots.selfplay import make_bots, play_game_commands
+from muggins.domain.codec import encoded_all
 from muggins.eventstore.store import EventStore
 from muggins.rules.events import Event
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import game_seed_from_text
-from muggins.selfplay import make_bots, play_game_commands
 
 Batches = list[tuple[str, list[Event]]]
 
@@ -30,7 +31,8 @@ async def store_interleaved(store: EventStore, games: list[tuple[str, Batches]])
         for stream, batches in games:
             if step < len(batches):
                 actor, events = batches[step]
-                appends.append(store.append(stream, versions[stream], events, actor=actor))
+                appends.append(store.append(stream, versions[stream], encoded_all(events),
+                               actor=actor))
                 versions[stream] += len(events)
                 total += len(events)
         await asyncio.gather(*appends)

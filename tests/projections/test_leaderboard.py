@@ -8,6 +8,15 @@ import msgspec
 import pytest
 from openskill.models import PlackettLuce
 
+from muggins.domain.codec import encoded_all
+from muggins.domain.table_events import (
+    AbsenceDecided,
+    BotTookOver,
+    GameBegun,
+    SeatTaken,
+    TableClosed,
+    TableOpened,
+)
 from muggins.eventstore.store import EventStore
 from muggins.projections.leaderboard import GameTally, Standing, abandon, rate, tally
 from muggins.projections.read_models import Leaderboard
@@ -21,14 +30,6 @@ from muggins.rules.events import (
     SeatedPlayer,
 )
 from muggins.rules.presets import preset
-from muggins.table_events import (
-    AbsenceDecided,
-    BotTookOver,
-    GameBegun,
-    SeatTaken,
-    TableClosed,
-    TableOpened,
-)
 from tests.projections.streams import Batches
 from tests.support.leagues import BOARD, GREEDY, PEOPLE, game_with, seated, store_league
 
@@ -140,14 +141,14 @@ async def test_a_game_half_projected_keeps_its_tally_until_it_ends(
     batches = game_with(seated([PEOPLE[0], PEOPLE[1]]), "playelephant", "lb/half")
     version = 0
     for actor, events in batches[: len(batches) // 2]:
-        await store.append("half-g1", version, events, actor=actor)
+        await store.append("half-g1", version, encoded_all(events), actor=actor)
         version += len(events)
     runner = ProjectorRunner(pool, store, Leaderboard())
     await runner.catch_up()
     assert await pool.fetchval(PLAYING) == 1
     assert await board(pool) == []
     for actor, events in batches[len(batches) // 2 :]:
-        await store.append("half-g1", version, events, actor=actor)
+        await store.append("half-g1", version, encoded_all(events), actor=actor)
         version += len(events)
     await runner.catch_up()
     assert await pool.fetchval(PLAYING) == 0
@@ -222,23 +223,24 @@ async def test_an_abandoned_game_is_counted_once_live_delivered_again_and_rebuil
     players = seated([PEOPLE[0], PEOPLE[1]])
     batches = game_with(players, "playelephant", "lb/abandoned")
     rules = preset("playelephant", 2, False)
-    await store.append("aband-table", 0, [
+    await store.append("aband-table", 0, encoded_all([
         TableOpened(ruleset=rules, turn_clock_seconds=30),
         SeatTaken(seat=0, player_id="p0", name="Player 0"),
-        SeatTaken(seat=1, player_id="p1", name="Player 1"), GameBegun(game=1)], actor="system")
+        SeatTaken(seat=1, player_id="p1", name="Player 1"), GameBegun(game=1)]), actor="system")
     version = 0
     hands = 0
     for actor, events in batches:
         if hands == 2:
             break
         # People played these moves (the batches are a bot's).
-        await store.append("aband-g1", version, events, actor=actor.replace("bot:", "seat:"))
+        await store.append("aband-g1", version, encoded_all(events),
+                           actor=actor.replace("bot:", "seat:"))
         version += len(events)
         hands += sum(isinstance(e, HandEnded) for e in events)
-    await store.append("aband-table", 4, [
+    await store.append("aband-table", 4, encoded_all([
         BotTookOver(seat=0, reason="absent", game=1, version=version, hand=2),
         AbsenceDecided(game=1, seats=(0,), choice="end", by_seat=1),
-        TableClosed(reason="abandoned")], actor="system")
+        TableClosed(reason="abandoned")]), actor="system")
     runner = ProjectorRunner(pool, store, Leaderboard(), page_size=7)
     await runner.catch_up()
     once = await board(pool)

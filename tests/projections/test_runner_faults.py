@@ -12,9 +12,9 @@ import pytest
 import structlog
 
 from muggins.eventstore.store import EventStore
+from muggins.infra.retry import ERRORS, RETRIES
 from muggins.projections.read_models import TableViews
 from muggins.projections.runner import QUERIES, ProjectorRunner
-from muggins.retry import ERRORS, RETRIES
 from muggins.rules.presets import preset
 from tests.projections.streams import game_batches, store_interleaved
 

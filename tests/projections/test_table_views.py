@@ -13,8 +13,8 @@ import time
 import asyncpg
 import pytest
 
-from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore
+from muggins.infra.embedded import EmbeddedNats
 from muggins.projections.read_models import TableViews
 from muggins.projections.runner import ProjectorRunner
 from muggins.rules.presets import preset

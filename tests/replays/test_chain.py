@@ -16,27 +16,26 @@ import asyncpg
 import msgspec
 import pytest
 
+from muggins.bots.selfplay import make_bots, play_game_commands
+from muggins.domain.codec import audience_of, encoded_all
+from muggins.domain.streams import table_stream
+from muggins.domain.table_events import BotTookOver, SeatTaken, TableEvent, TableOpened
 from muggins.eventstore.migrations import MIGRATIONS, upgrade
-from muggins.eventstore.store import (
+from muggins.eventstore.records import (
     GENESIS_CHAIN,
-    EventStore,
     RecordedEvent,
-    audience_label,
     chain_link,
-    create_pool,
     event_digest,
     recorded_at_text,
 )
+from muggins.eventstore.store import EventStore, create_pool
+from muggins.infra.sql import migration_files
 from muggins.replay.record import StoredEvent, hands_of
 from muggins.replay.source import encode_record, export_hand, load_game, read_record
 from muggins.replay.verify import verify_game, verify_record
-from muggins.rules.events import Event, GameStarted, SeatedPlayer, TilePlayed, audience
+from muggins.rules.events import Event, GameStarted, SeatedPlayer, TilePlayed
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
-from muggins.selfplay import make_bots, play_game_commands
-from muggins.sql import migration_files
-from muggins.streams import table_stream
-from muggins.table_events import BotTookOver, SeatTaken, TableOpened
 from tests.support.replays import muggins, tamper
 from tests.support.source_code import parsed
 
@@ -63,7 +62,7 @@ async def store_seated_game(store: EventStore, table: str) -> list[StoredEvent]:
     version = 0
     for result in play_game_commands(rules, game_seed, make_bots(["greedy"] * 2, game_seed)):
         command = str(uuid.uuid4())
-        await store.append(table, version, seated(result.events), actor=result.actor,
+        await store.append(table, version, encoded_all(seated(result.events)), actor=result.actor,
                            correlation_id=command, causation_id=command)
         version += len(result.events)
     return await load_game(store, table)
@@ -341,8 +340,8 @@ async def test_events_stored_before_the_chain_are_chained_by_the_migration(
         table = await store.read_stream(table_stream("old"))
         assert chain_breaks(table) is None
         # Appends go on from the migrated chain.
-        await store.append(table_stream("old"), len(table), [SeatTaken(
-            seat=1, player_id=str(uuid.uuid4()), name="late")], actor="seat:1")
+        await store.append(table_stream("old"), len(table), encoded_all([SeatTaken(
+            seat=1, player_id=str(uuid.uuid4()), name="late")]), actor="seat:1")
         assert chain_breaks(await store.read_stream(table_stream("old"))) is None
 
         # Plays stored without `claim` (older code) travel in a record as stored.
@@ -380,9 +379,9 @@ async def _store_before_the_chain(connection: asyncpg.Connection) -> None:
             if isinstance(event, TilePlayed) and event.hand == 1:
                 del payload["claim"]
         await write("old-g1", version, result.actor, payloads,
-                    [audience_label(audience(e)) for e in result.events], uuid.uuid4())
+                    [audience_of(e) for e in result.events], uuid.uuid4())
         version += len(payloads)
-    table_events: list[Event] = [
+    table_events: list[TableEvent] = [
         TableOpened(ruleset=rules, turn_clock_seconds=20),
         SeatTaken(seat=0, player_id=PLAYERS[0].player_id, name=PLAYERS[0].name),
         BotTookOver(seat=0, reason="absent", game=1, version=3, hand=1),

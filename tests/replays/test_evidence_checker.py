@@ -18,7 +18,7 @@ import msgspec
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from muggins.eventstore.store import (
+from muggins.eventstore.records import (
     GENESIS_CHAIN,
     canonical_json,
     chain_link,

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from muggins.cli import main
+from muggins.domain.streams import game_stream
 from muggins.eventstore.store import EventStore
 from muggins.replay.record import hands_of
-from muggins.streams import game_stream
 from tests.replays.games import store_game
 from tests.support.replays import first_version, muggins, tamper
 

@@ -21,33 +21,33 @@ import asyncpg
 import msgspec
 import pytest
 
-from muggins.embedded import PG_SUPERUSER, EmbeddedNats, EmbeddedPostgres
-from muggins.eventstore.migrations import OWNER_ROLE
-from muggins.eventstore.store import (
+from muggins.domain.streams import chat_stream, game_stream, table_stream
+from muggins.eventstore.records import (
     GENESIS_CHAIN,
-    EventStore,
     chain_link,
-    create_pool,
     event_digest,
     global_link,
     recorded_at_text,
 )
+from muggins.eventstore.store import EventStore, create_pool
 from muggins.evidence.checkpoints import latest_checkpoint, public_keys
 from muggins.evidence.documents import Checkpoint, Receipt, signed_bytes
 from muggins.evidence.signing import SiteKey
+from muggins.infra.database_roles import OWNER_ROLE
+from muggins.infra.embedded import PG_SUPERUSER, EmbeddedNats, EmbeddedPostgres
 from muggins.replay.source import load_table_record
 from muggins.replay.store_checks import check_checkpoint, check_receipts, verify_whole_store
 from muggins.replay.table_verify import TableVerdict, verify_table
-from muggins.streams import chat_stream, game_stream, table_stream
 from muggins.tables.commands import Commands
 from muggins.tables.disputes import Disputes
 from muggins.tables.metrics import BroadcastClock
 from muggins.tables.next_step import Timings
+from muggins.tables.seat_keys import PostgresSeatKeys
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
-from tests.service.client import SeatClient
-from tests.service.conftest import serve
+from tests.support.clients import SeatClient
 from tests.support.replays import muggins
+from tests.support.service import serve
 from tests.support.tables import create, sit
 
 #: One worker builds this module's played games once (its module-wide fixtures).
@@ -500,7 +500,7 @@ async def test_an_evidence_file_of_what_is_not_there_is_refused_clearly(
 async def test_an_operator_lists_reads_and_resolves_a_dispute_from_the_terminal(
         played: Played, store: EventStore, copy: str) -> None:
     table = played.tables[1]
-    seating = Seating(store.pool, store)
+    seating = Seating(PostgresSeatKeys(store.pool), store)
     disputes = Disputes(seating, Commands(store, seating, Timings(), BroadcastClock(),
                                           Wakeups()))
     await disputes.open(table, played.tokens[table], 1, 1, "the bot drew too well")

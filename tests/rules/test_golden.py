@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from muggins.playbyplay import narrate
+from muggins.bots.playbyplay import narrate
+from muggins.bots.selfplay import make_bots, play_game
 from muggins.rules.commands import StartHand
 from muggins.rules.game import legal_moves, play, start_game
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text, hand_seed
 from muggins.rules.state import GameState
-from muggins.selfplay import make_bots, play_game
 
 GOLDEN = Path(__file__).parent / "golden"
 

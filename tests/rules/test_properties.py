@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from muggins.bots import Bot, GreedyBot, RandomBot
+from muggins.bots.levels import Bot, GreedyBot, RandomBot
+from muggins.bots.selfplay import MAX_HANDS, play_game
 from muggins.rules.commands import AnyCommand, CallMuggins, Draw, Pass, Play, StartHand
 from muggins.rules.events import Event, PointsScored, TileDrawn, TilePlayed
 from muggins.rules.game import (
@@ -27,7 +28,6 @@ from muggins.rules.scoring import points_for_count
 from muggins.rules.shuffle import hand_seed
 from muggins.rules.state import GameState
 from muggins.rules.tiles import tile_set
-from muggins.selfplay import MAX_HANDS, play_game
 
 SEATINGS = [(name, seats, partners) for name in PRESETS for seats, partners in seatings(name)]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from muggins.chat import CHAT_MAX
-from muggins.streams import chat_stream
-from tests.service.client import SeatClient
-from tests.service.conftest import Running
+from muggins.domain.chat import CHAT_MAX
+from muggins.domain.streams import chat_stream
+from tests.support.clients import SeatClient
+from tests.support.service import Running
 from tests.support.tables import create, sit, watch
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.service.conftest import Running
+from tests.support.service import Running
 from tests.support.tables import create, human_vs_bot
 
 

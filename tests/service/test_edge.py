@@ -13,16 +13,16 @@ import httpx
 import pytest
 import websockets
 
+from muggins.domain.streams import chat_stream, stream_subjects
+from muggins.domain.views import game_view
 from muggins.rules.commands import Play
 from muggins.rules.errors import IllegalMove
 from muggins.rules.tiles import make_tile
-from muggins.streams import chat_stream, stream_subjects
 from muggins.tables import chat as chat_module
 from muggins.tables.admission import Payer, Throttled
 from muggins.tables.errors import ChatFull, ChatNameTaken, ChatRateLimited
-from muggins.views import game_view
-from tests.service.client import SeatClient
-from tests.service.conftest import Running
+from tests.support.clients import SeatClient
+from tests.support.service import Running
 from tests.support.tables import create, sit
 
 

@@ -17,13 +17,13 @@ from typing import Any
 import msgspec
 import pytest
 
-from muggins.embedded import EmbeddedNats
+from muggins.domain.streams import table_stream
 from muggins.evidence.checkpoints import CHECKPOINT_SUBJECT
 from muggins.evidence.documents import Checkpoint, Receipt, check_signature
-from muggins.streams import table_stream
+from muggins.infra.embedded import EmbeddedNats
 from muggins.tables.admission import Quota
-from tests.service.client import SeatClient
-from tests.service.conftest import FAST, Running, serve
+from tests.support.clients import SeatClient
+from tests.support.service import FAST, Running, serve
 from tests.support.tables import create, sit
 
 OPERATOR = "operator-token-for-the-tests-0123456789"

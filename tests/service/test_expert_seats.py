@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import time
 
+from muggins.domain.codec import game_event
+from muggins.domain.streams import game_stream
 from muggins.rules.events import GameEnded
-from muggins.streams import game_stream
-from tests.service.conftest import Running
+from tests.support.service import Running
 from tests.support.tables import create, sit, verify_store
 
 
@@ -17,7 +18,7 @@ async def finished(service: Running, table_id: str, timeout: float = 90) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         recorded = await service.infra.store.read_stream(game_stream(table_id, 1))
-        if recorded and isinstance(recorded[-1].event(), GameEnded):
+        if recorded and isinstance(game_event(recorded[-1]), GameEnded):
             return len(recorded)
         await asyncio.sleep(0.2)
     raise AssertionError("the game did not end in time")
@@ -64,7 +65,7 @@ async def test_the_expert_takes_over_a_seat_whose_clock_ran_out(
 async def test_hints_on_a_casual_table_only_and_never_rated(service: Running) -> None:
     from muggins.projections.leaderboard import is_rated
     from muggins.rules.presets import preset
-    from tests.service.client import SeatClient
+    from tests.support.clients import SeatClient
 
     assert not is_rated(preset("playelephant", 2, False, hints=True))
     for hints in (True, False):

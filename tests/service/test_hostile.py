@@ -15,9 +15,9 @@ import websockets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from muggins.embedded import EmbeddedNats
-from tests.service.client import SeatClient, unpacked
-from tests.service.conftest import Running, serve
+from muggins.infra.embedded import EmbeddedNats
+from tests.support.clients import SeatClient, unpacked
+from tests.support.service import Running, serve
 from tests.support.tables import create, sit
 from tests.support.waits import eventually
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.service.client import SeatClient
-from tests.service.conftest import Running
+from tests.support.clients import SeatClient
+from tests.support.service import Running
 from tests.support.tables import create, sit
 
 

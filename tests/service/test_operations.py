@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.service.conftest import Running
+from tests.support.service import Running
 
 
 async def test_a_sane_request_id_is_kept_and_an_insane_one_replaced(service: Running) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.service.client import SeatClient
-from tests.service.conftest import Running
+from tests.support.clients import SeatClient
+from tests.support.service import Running
 from tests.support.tables import create, sit, verify_store
 
 

@@ -9,8 +9,8 @@ import asyncio
 import uuid
 from typing import Any
 
-from muggins.embedded import EmbeddedNats
-from tests.service.conftest import Running, serve
+from muggins.infra.embedded import EmbeddedNats
+from tests.support.service import Running, serve
 from tests.support.tables import create, sit
 
 

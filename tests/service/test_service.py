@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import websockets
 
-from muggins.embedded import EmbeddedNats
 from muggins.eventstore.store import EventStore, create_pool
+from muggins.infra.embedded import EmbeddedNats
 from muggins.rules.tiles import tile_set
 from muggins.tables.runtime import ServiceOptions
-from tests.service.client import SeatClient, assert_nothing_hidden
-from tests.service.conftest import Running, serve
+from tests.support.clients import SeatClient, assert_nothing_hidden
+from tests.support.service import Running, serve
 from tests.support.tables import create, human_vs_bot, seat_is_bot, sit, verify_store, watch
 from tests.support.waits import eventually
 

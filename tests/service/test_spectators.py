@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 import websockets
 
-from muggins.embedded import EmbeddedNats
+from muggins.domain.codec import game_event
 from muggins.eventstore.store import EventStore, create_pool
+from muggins.infra.embedded import EmbeddedNats
 from muggins.rules.events import event_encoder, visible_to
 from muggins.tables import feeds as spectators_module
-from tests.service.client import SeatClient, assert_nothing_hidden
-from tests.service.conftest import Running, serve
+from tests.support.clients import SeatClient, assert_nothing_hidden
+from tests.support.service import Running, serve
 from tests.support.tables import create, human_vs_bot, sit, watch
 
 Message = dict[str, Any]
@@ -68,7 +69,7 @@ async def public_events(database_url: str, stream: str) -> list[Message]:
     pool = await create_pool(database_url)
     try:
         return [
-            json.loads(event_encoder.encode(visible_to(recorded.event(), "public")))
+            json.loads(event_encoder.encode(visible_to(game_event(recorded), "public")))
             for recorded in await EventStore(pool).read_stream(stream)
         ]
     finally:

@@ -1,4 +1,4 @@
-"""A table's life (muggins.table_life), on real PostgreSQL and NATS: nobody's
+"""A table's life (muggins.domain.table_life), on real PostgreSQL and NATS: nobody's
 bots play to an empty room, a table of bots closes when its game is over, a
 table nobody sits at closes as idle, and a closed table refuses everything
 with ``table-closed`` and writes nothing."""
@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 import websockets
 
-from muggins.embedded import EmbeddedNats
-from muggins.streams import game_stream, table_stream
-from muggins.table_events import table_event_decoder
-from tests.service.client import SeatClient, hands_ended, life_of, play_until
-from tests.service.conftest import Running, serve
+from muggins.domain.codec import game_event
+from muggins.domain.streams import game_stream, table_stream
+from muggins.domain.table_events import table_event_decoder
+from muggins.infra.embedded import EmbeddedNats
+from tests.support.clients import SeatClient, hands_ended, life_of, play_until
+from tests.support.service import Running, serve
 from tests.support.tables import create, sit
 
 
@@ -94,7 +95,7 @@ async def test_a_person_who_leaves_gets_a_bot_for_the_hand_then_the_table_closes
         info = await status_becomes(service, table_id, "closed")
         assert info["closed_reason"] == "everyone-left"
         game = await service.infra.store.read_stream(game_stream(table_id, 1))
-        kinds = [type(r.event()).__name__ for r in game]
+        kinds = [type(game_event(r)).__name__ for r in game]
         # The bot finished the hand it took over, and dealt no other.
         assert kinds.count("HandStarted") == 1 and kinds[-1] in ("HandEnded", "GameEnded")
         assert "GameEnded" not in kinds
@@ -118,7 +119,7 @@ async def test_a_table_of_bots_plays_its_game_and_closes(service: Running) -> No
     info = await status_becomes(service, table["table_id"], "closed", within=90)
     assert info["closed_reason"] == "finished"
     game = await service.infra.store.read_stream(game_stream(table["table_id"], 1))
-    assert type(game[-1].event()).__name__ == "GameEnded"
+    assert type(game_event(game[-1])).__name__ == "GameEnded"
     lobby = (await service.http.get("/lobby")).json()
     assert table["table_id"] not in [t["table_id"] for t in lobby["playing"] + lobby["open"]]
 

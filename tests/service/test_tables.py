@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from muggins.embedded import EmbeddedNats
+from muggins.domain.streams import game_stream, table_stream
+from muggins.domain.table_events import BotTookOver, PlayerReturned, fold_table, table_event_decoder
 from muggins.eventstore.store import EventStore
-from muggins.streams import game_stream, table_stream
-from muggins.table_events import BotTookOver, PlayerReturned, fold_table, table_event_decoder
-from tests.service.client import SeatClient
-from tests.service.conftest import Running, serve
+from muggins.infra.embedded import EmbeddedNats
+from tests.support.clients import SeatClient
+from tests.support.service import Running, serve
 from tests.support.tables import create, seat_is_bot, sit, verify_store
 
 SHORT = {"overrides": {"target": 30}}

@@ -24,9 +24,10 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
 from muggins.bus.jetstream import STREAM_NAME, connect, ensure_stream
-from muggins.embedded import PG_SUPERUSER, EmbeddedNats, EmbeddedPostgres
-from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE, upgrade_at
+from muggins.eventstore.migrations import upgrade_at
 from muggins.eventstore.store import EventStore, create_pool
+from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
+from muggins.infra.embedded import PG_SUPERUSER, EmbeddedNats, EmbeddedPostgres
 
 Server = TypeVar("Server", EmbeddedPostgres, EmbeddedNats)
 

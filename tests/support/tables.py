@@ -10,11 +10,12 @@ from typing import Any
 
 import websockets
 
+from muggins.domain.codec import game_event
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
-from tests.service.client import SeatClient
-from tests.service.conftest import Running
+from tests.support.clients import SeatClient
+from tests.support.service import Running
 
 
 async def create(service: Running, **spec: Any) -> dict[str, Any]:
@@ -35,7 +36,7 @@ async def verify_store(database_url: str, stream: str) -> int:
         recorded = await EventStore(pool).read_stream(stream)
     finally:
         await pool.close()
-    verdict = verify_game([StoredEvent(r.stream_version, r.event()) for r in recorded])
+    verdict = verify_game([StoredEvent(r.stream_version, game_event(r)) for r in recorded])
     assert verdict.ok, verdict.problems
     return len(verdict.hands)
 

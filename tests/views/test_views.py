@@ -7,12 +7,12 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from muggins.bots import RandomBot
+from muggins.bots.levels import RandomBot
+from muggins.bots.selfplay import make_bots, play_game
+from muggins.domain.views import count_parts, game_view
 from muggins.rules.game import evolve
 from muggins.rules.presets import PRESETS, preset, seatings
 from muggins.rules.state import GameState
-from muggins.selfplay import make_bots, play_game
-from muggins.views import count_parts, game_view
 
 SEATINGS = [(name, seats, partners) for name in PRESETS for seats, partners in seatings(name)]
 

@@ -7,15 +7,15 @@ from collections.abc import Sequence
 
 import msgspec
 
-from muggins.playbyplay import summary
+from muggins.bots.playbyplay import summary
+from muggins.domain.table_events import bot_name
+from muggins.domain.views import LayoutView, layout_view
 from muggins.replay.record import RecordError, StoredEvent
 from muggins.replay.show import frames
 from muggins.replay.verify import slice_of, verify_game
 from muggins.rules.events import AnyEvent, GameStarted, HandEnded, HandStarted
 from muggins.rules.game import fold
 from muggins.rules.tiles import Tile
-from muggins.table_events import bot_name
-from muggins.views import LayoutView, layout_view
 
 
 class ReplayStep(msgspec.Struct, frozen=True):

@@ -10,7 +10,8 @@ import datetime
 
 import msgspec
 
-from muggins.eventstore.store import GENESIS_CHAIN, EventStore, RecordedEvent, recorded_at_text
+from muggins.eventstore.records import GENESIS_CHAIN, RecordedEvent, recorded_at_text
+from muggins.eventstore.store import EventStore
 from muggins.evidence.checkpoints import checkpoint_at_or_after, site_keys
 from muggins.evidence.documents import Checkpoint, Receipt
 from muggins.evidence.receipts import receipts_of

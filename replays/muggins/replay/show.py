@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from muggins.playbyplay import draw_layout, ends_text, narrate, side_name, summary, tiles_text
+from muggins.bots.playbyplay import draw_layout, ends_text, narrate, side_name, summary, tiles_text
 from muggins.replay.verify import HandVerdict
 from muggins.rules.events import Event, GameStarted
 from muggins.rules.game import evolve

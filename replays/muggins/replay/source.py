@@ -7,13 +7,22 @@ from pathlib import Path
 
 import msgspec
 
-from muggins.eventstore.store import (
+from muggins.domain.codec import game_event
+from muggins.domain.streams import (
+    chat_stream,
+    game_stream,
+    is_table_id,
+    parse_game_stream,
+    table_id,
+    table_stream,
+)
+from muggins.eventstore.records import (
     GENESIS_CHAIN,
-    EventStore,
     RecordedEvent,
     canonical_json,
     recorded_at_text,
 )
+from muggins.eventstore.store import EventStore
 from muggins.replay.record import (
     HandRecord,
     RecordError,
@@ -28,14 +37,6 @@ from muggins.replay.verify import slice_of
 from muggins.rules.events import HandEnded, HandStarted
 from muggins.rules.game import fold
 from muggins.rules.shuffle import SHUFFLE_VERSION
-from muggins.streams import (
-    chat_stream,
-    game_stream,
-    is_table_id,
-    parse_game_stream,
-    table_id,
-    table_stream,
-)
 
 
 class TableGame(msgspec.Struct, frozen=True):
@@ -94,7 +95,7 @@ def stored_events(recorded: Sequence[RecordedEvent]) -> list[StoredEvent]:
             payload=r.payload,
         )
         try:
-            event = r.event()
+            event = game_event(r)
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
             raise RecordError(
                 f"{r.stream_id} version {r.stream_version} ({r.event_type}) is no longer an "

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from muggins.eventstore.store import GENESIS_CHAIN, EventStore, global_link, recomputed_chain
+from muggins.eventstore.records import GENESIS_CHAIN, global_link, recomputed_chain
+from muggins.eventstore.store import EventStore
 from muggins.evidence.checkpoints import checkpoint_at_or_before
 from muggins.evidence.documents import Checkpoint, Forgery, Receipt, check_signature
 from muggins.evidence.signing import PublicKeys

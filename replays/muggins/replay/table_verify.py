@@ -13,15 +13,15 @@ from collections.abc import Sequence
 
 import msgspec
 
-from muggins.eventstore.store import GENESIS_CHAIN, RecordedEvent, global_link, recomputed_chain
+from muggins.domain.streams import chat_stream, game_stream, table_stream
+from muggins.domain.table_events import GameBegun, HandSealed, TableClosed, table_event_decoder
+from muggins.eventstore.records import GENESIS_CHAIN, RecordedEvent, global_link, recomputed_chain
 from muggins.evidence.documents import Forgery, check_signature
 from muggins.evidence.receipts import receipt_of
 from muggins.evidence.signing import PublicKeys
 from muggins.replay.source import TableGame, TableRecord
 from muggins.replay.verify import GameVerdict, Problem, verify_game
 from muggins.rules.events import GameEnded, HandEnded
-from muggins.streams import chat_stream, game_stream, table_stream
-from muggins.table_events import GameBegun, HandSealed, TableClosed, table_event_decoder
 
 
 class StreamVerdict(msgspec.Struct, frozen=True):

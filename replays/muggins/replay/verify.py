@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from muggins.eventstore.store import chain_link, event_digest
-from muggins.playbyplay import summary
+from muggins.bots.playbyplay import summary
+from muggins.eventstore.records import chain_link, event_digest
 from muggins.replay.record import (
     RECORD_FORMAT,
     RECORD_FORMAT_VERSION,

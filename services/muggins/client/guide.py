@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
+from muggins.domain.views import LayoutView, RuleLine, count_parts, layout_view_of
 from muggins.rules.describe import Language, describe, preset_summary, preset_title
 from muggins.rules.layout import Layout
 from muggins.rules.placing import place, with_lead
@@ -16,7 +17,6 @@ from muggins.rules.presets import PRESETS, preset, seatings
 from muggins.rules.ruleset import Ruleset
 from muggins.rules.scoring import points_for_count, round_to_five
 from muggins.rules.tiles import Tile, make_tile
-from muggins.views import LayoutView, RuleLine, count_parts, layout_view_of
 
 #: The plays the examples walk through: the lead, then (tile, arm).  Steps a
 #: preset's layout cannot take (a spinner's arm where there is no spinner)

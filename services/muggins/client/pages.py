@@ -26,6 +26,8 @@ from litestar.status_codes import (
 from litestar.types import ControllerRouterHandler
 
 from muggins.client.guide import Guide, guide
+from muggins.domain.streams import HandRef, hand_ref
+from muggins.domain.views import RuleLine
 from muggins.replay.browser import HandReplay, hand_replay
 from muggins.replay.record import RecordError, StoredEvent
 from muggins.replay.source import load_game
@@ -39,8 +41,6 @@ from muggins.rules.describe import (
 )
 from muggins.rules.errors import InvalidRuleset
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS, preset
-from muggins.streams import HandRef, hand_ref
-from muggins.views import RuleLine
 
 log = structlog.get_logger(__name__)
 STATIC = Path(__file__).parent / "static"

@@ -19,13 +19,13 @@ from litestar.exceptions import HTTPException
 from litestar.params import FromPath
 from litestar.status_codes import HTTP_404_NOT_FOUND, HTTP_409_CONFLICT
 
-from muggins import streams
 from muggins.client.pages import stored_game
+from muggins.domain import streams
+from muggins.domain.streams import HandRef
 from muggins.eventstore.store import EventStore
 from muggins.replay.record import RecordError
 from muggins.replay.verify import slice_of
 from muggins.rules.game import fold
-from muggins.streams import HandRef
 from muggins.tables.admission import Admission, OnceAtATime, Payer, Throttled, count
 from muggins.tables.bot_workers import SpareTimeBusy, SpareTimeWorker
 from muggins.tables.client_address import client_address

@@ -26,8 +26,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from muggins.bootstrap import Infrastructure
 from muggins.client.pages import client_routes
-from muggins.settings import Settings
-from muggins.streams import NoSuchHand, NoSuchTable
+from muggins.domain.streams import NoSuchHand, NoSuchTable
+from muggins.infra.settings import Settings
 from muggins.tables import http
 from muggins.tables.analysis import hand_analysis
 from muggins.tables.client_address import TRUSTED_PROXIES, client_address
@@ -105,7 +105,7 @@ async def log_bug(error: BaseException, scope: Scope) -> None:
     """Every exception a request or a socket ends with that is neither a
     refusal (4xx, or a deliberate 503) nor an outage: a bug, logged with its traceback and
     answered 500 (litestar's own logging is off: logs go through
-    muggins.logs), so that none passes silently."""
+    muggins.infra.logs), so that none passes silently."""
     if isinstance(error, HTTPException) and (error.status_code < 500
                                              or error.status_code == 503):
         return  # a refusal, or "unavailable, try again" said on purpose
@@ -201,7 +201,7 @@ def create_app(
         middleware=[starting_guard(startup), correlation_middleware, table_quota.middleware,
                     rotation_quota.middleware],
         request_max_body_size=MAX_BODY_BYTES,
-        # Logs go through muggins.logs (JSON lines), not a configuration of its own.
+        # Logs go through muggins.infra.logs (JSON lines), not a configuration of its own.
         logging_config=None,
         openapi_config=OpenAPIConfig(title="muggins", version="0.1.0", path="/schema"),
         debug=False,

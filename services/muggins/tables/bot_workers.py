@@ -43,7 +43,7 @@ from typing import Literal
 import msgspec
 import structlog
 
-from muggins.bots import EXPERT_BUDGET_MS, BotLevel, make_bot, tell
+from muggins.bots.levels import EXPERT_BUDGET_MS, BotLevel, make_bot, tell
 from muggins.expert.bot import PlayAssessment, analyse_state
 from muggins.expert.search import SearchSettings
 from muggins.rules.commands import AnyCommand

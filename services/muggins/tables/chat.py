@@ -1,6 +1,6 @@
 """A table's chat in the service: say a line, within every limit it has.
 
-The chat is a stream of its own beside the table's (muggins.streams), so a
+The chat is a stream of its own beside the table's (muggins.domain.streams), so a
 burst of talk never contends with the seating for the table stream's next
 version.  Every process appends alike; readers hear the lines through the
 table's follower (muggins.tables.follower), one subscription per table per
@@ -22,7 +22,7 @@ dispute, in the hash chain), so what may be said is bounded three ways:
 
 Spectators stop at half of each of the table's bounds, so that however
 many talk, the players keep the other half.  A spectator may not speak
-under a name that reads as someone seated at the table (muggins.chat.reads_as),
+under a name that reads as someone seated at the table (muggins.domain.chat.reads_as),
 and the page marks every spectator's line as one.
 """
 
@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import asyncpg
 
-from muggins.chat import ChatRefused, ChatSaid, chat_decoder, chat_said, reads_as
-from muggins.eventstore.store import ConcurrencyError, EventStore, RecordedEvent
-from muggins.streams import chat_stream
-from muggins.table_events import TableState
+from muggins.domain.chat import ChatRefused, ChatSaid, chat_decoder, chat_said, reads_as
+from muggins.domain.codec import encoded_all
+from muggins.domain.streams import chat_stream
+from muggins.domain.table_events import TableState
+from muggins.eventstore.records import ConcurrencyError, RecordedEvent
+from muggins.eventstore.store import EventStore
 from muggins.tables.admission import Admission, Payer
 from muggins.tables.errors import (
     ChatFull,
@@ -96,7 +98,7 @@ class TableChat:
             version = await self.store.stream_version(stream)
             await self._check_table_limits(stream, version, spectator=seat is None)
             try:
-                await self.store.append(stream, version, [event], actor=actor)
+                await self.store.append(stream, version, encoded_all([event]), actor=actor)
                 return
             except ConcurrencyError:
                 continue  # someone spoke at the same moment: after them

@@ -20,7 +20,7 @@ from typing import Any
 
 from litestar.connection import ASGIConnection
 
-from muggins.settings import Network
+from muggins.infra.settings import Network
 
 #: The key on ``app.state`` that holds the trusted networks (create_app puts them there).
 TRUSTED_PROXIES = "trusted_proxies"

@@ -19,16 +19,17 @@ from dataclasses import dataclass
 
 import structlog
 
-from muggins.eventstore.store import ConcurrencyError, Due, EventStore
-from muggins.logs import log_context
+from muggins.domain.codec import encoded_all, game_event
+from muggins.domain.streams import game_stream, table_stream
+from muggins.domain.table_events import AbsenceChoice
+from muggins.domain.table_life import table_life
+from muggins.eventstore.records import ConcurrencyError, Due, Store
+from muggins.infra.logs import log_context
 from muggins.rules.commands import AnyCommand, StartHand
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Event, GameStarted, HandStarted
 from muggins.rules.game import fold, play, start_game
 from muggins.rules.state import GameState
-from muggins.streams import game_stream, table_stream
-from muggins.table_events import AbsenceChoice
-from muggins.table_life import table_life
 from muggins.tables.errors import (
     TRANSIENT,
     AlreadyDecided,
@@ -82,7 +83,7 @@ def hand_events_after(before: tuple[Event, ...], events: Sequence[Event]) -> tup
 
 
 class Commands:
-    def __init__(self, store: EventStore, seating: Seating, timings: Timings,
+    def __init__(self, store: Store, seating: Seating, timings: Timings,
                  broadcast_clock: BroadcastClock | None = None,
                  wakeups: Wakeups | None = None) -> None:
         self.store = store
@@ -108,7 +109,7 @@ class Commands:
         recorded = await self.store.read_stream(stream, after)
         if not recorded:
             return cached or Game(number, 0, None, None)
-        events = [r.event() for r in recorded]
+        events = [game_event(r) for r in recorded]
         state = fold(events, cached.state if cached else None)
         game = Game(number, recorded[-1].stream_version, state, recorded[-1].recorded_at,
                     hand_events_after(cached.hand_events if cached else (), events))
@@ -187,7 +188,7 @@ class Commands:
                     stream = game_stream(table_id, game.number)
                     try:
                         recorded = await self.store.append(
-                            stream, game.version, events, actor=actor,
+                            stream, game.version, encoded_all(events), actor=actor,
                             correlation_id=correlation_id, due=due,
                             guard=(table_stream(table_id), table.version))
                     except ConcurrencyError:
@@ -272,7 +273,7 @@ class Commands:
 
     async def decide(self, table_id: str, seat: int, choice: AbsenceChoice) -> None:
         """The person at ``seat`` chooses for a game paused by a missing
-        person (muggins.table_life): the first choice wins; a second one, a
+        person (muggins.domain.table_life): the first choice wins; a second one, a
         choice before the wait is over, by the person who left, or when
         nothing is paused is refused and writes nothing."""
         for _ in range(APPEND_ATTEMPTS):
@@ -305,7 +306,8 @@ class Commands:
         due = self._due_after(table, state)
         stream = game_stream(table_id, number)
         try:
-            recorded = await self.store.append(stream, 0, events, actor="system", due=due)
+            recorded = await self.store.append(stream, 0, encoded_all(events),
+                                               actor="system", due=due)
         except ConcurrencyError:
             return  # started already (another process, or an earlier attempt)
         self._remember(stream, Game(number, recorded[-1].stream_version, state,

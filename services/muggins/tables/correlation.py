@@ -11,8 +11,8 @@ import uuid
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from muggins.logs import log_context
-from muggins.streams import is_table_id
+from muggins.domain.streams import is_table_id
+from muggins.infra.logs import log_context
 
 _SANE_ID = re.compile(rb"^[A-Za-z0-9._:-]{1,64}$")
 HEADER = b"x-request-id"

@@ -13,12 +13,9 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
-from muggins.eventstore.store import ConcurrencyError, EventStore, RecordedEvent
-from muggins.evidence.documents import Receipt
-from muggins.rules.events import GameStarted
-from muggins.sql import load_queries
-from muggins.streams import game_stream, parse_table_stream, table_stream
-from muggins.table_events import (
+from muggins.domain.codec import game_event
+from muggins.domain.streams import game_stream, parse_table_stream, table_stream
+from muggins.domain.table_events import (
     MAX_DISPUTE_REASON,
     MAX_RESOLUTION_NOTE,
     DisputeOpened,
@@ -27,6 +24,11 @@ from muggins.table_events import (
     Verdict,
     table_event_decoder,
 )
+from muggins.eventstore.records import ConcurrencyError, RecordedEvent
+from muggins.eventstore.store import EventStore
+from muggins.evidence.documents import Receipt
+from muggins.infra.sql import load_queries
+from muggins.rules.events import GameStarted
 from muggins.tables.commands import Commands
 from muggins.tables.errors import (
     AlreadyDisputed,
@@ -108,7 +110,7 @@ class Disputes:
         first = await self.seating.store.stream_event(game_stream(table_id, game), 1)
         if first is None:
             return False
-        started = first.event()
+        started = game_event(first)
         return isinstance(started, GameStarted) and any(
             p.seat == seat and p.player_id == player_id for p in started.players)
 

@@ -3,7 +3,7 @@ stable ``code`` for clients, and the HTTP status it answers with."""
 
 from __future__ import annotations
 
-from muggins.chat import ChatRefused
+from muggins.domain.chat import ChatRefused
 from muggins.eventstore.store import TRANSIENT
 from muggins.rules.errors import IllegalMove
 
@@ -46,7 +46,7 @@ class SeatUnavailable(Refusal):
 
 
 class TableClosedRefusal(Refusal):
-    """The table is closed for good (muggins.table_life): it takes no
+    """The table is closed for good (muggins.domain.table_life): it takes no
     command, no seat and no rematch."""
 
     code = "table-closed"

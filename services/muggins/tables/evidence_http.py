@@ -14,7 +14,7 @@ from litestar import Request, Response, get, post
 from litestar.exceptions import HTTPException
 from litestar.params import FromPath, FromQuery, JSONBody
 
-from muggins import streams
+from muggins.domain import streams
 from muggins.evidence.checkpoints import checkpoint_at_or_after, latest_checkpoint, site_keys
 from muggins.evidence.documents import Checkpoint, Receipt
 from muggins.evidence.receipts import receipt_of

@@ -25,8 +25,9 @@ import structlog
 
 from muggins.bus.connection import Bus
 from muggins.bus.jetstream import BUS_TRANSIENT
+from muggins.domain.streams import spectators_subject
+from muggins.domain.views import game_view
 from muggins.rules.events import Event, event_encoder, visible_to
-from muggins.streams import spectators_subject
 from muggins.tables.chat import RECENT
 from muggins.tables.follower import Followers, GameFollower, start_once
 from muggins.tables.life_view import life_view
@@ -42,7 +43,6 @@ from muggins.tables.protocol import (
     encode,
     event_message,
 )
-from muggins.views import game_view
 
 log = structlog.get_logger(__name__)
 

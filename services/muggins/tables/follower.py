@@ -18,7 +18,7 @@ readers, and runs it while anyone reads.  A reader joins under the
 follower's lock, so it starts from a state no event is missing from and
 none is told twice.  Readers must not block: they queue what they send.
 
-The store or the bus away is waited out (muggins.retry, "follower").  A
+The store or the bus away is waited out (muggins.infra.retry, "follower").  A
 bug (an event that will not fold, say) ends that table's follower: it is
 logged with its traceback, each reader is told (``on_failed``: a seat's
 socket is closed, to reconnect), and the next reader starts a new follower
@@ -40,20 +40,22 @@ from nats.aio.msg import Msg
 
 from muggins.bus.connection import Bus, BusSubscription
 from muggins.bus.jetstream import BusMessage, bus_message_decoder, outage
-from muggins.eventstore.store import TRANSIENT, EventStore, RecordedEvent
-from muggins.logs import log_context
-from muggins.retry import Backoff, Retry
+from muggins.domain.codec import game_event
+from muggins.domain.streams import chat_stream, game_stream, stream_subjects, table_stream
+from muggins.domain.views import count_parts
+from muggins.eventstore.records import RecordedEvent
+from muggins.eventstore.store import TRANSIENT, EventStore
+from muggins.infra.logs import log_context
+from muggins.infra.retry import Backoff, Retry
 from muggins.rules.events import Event, TilePlayed
 from muggins.rules.game import evolve
 from muggins.rules.state import GameState
-from muggins.streams import chat_stream, game_stream, stream_subjects, table_stream
 from muggins.tables.chat import RECENT, line_of
 from muggins.tables.errors import TableNotFound
 from muggins.tables.metrics import BroadcastClock
 from muggins.tables.next_step import seconds_to_move, turn_began
 from muggins.tables.protocol import ChatLine
 from muggins.tables.seating import Table, table_from
-from muggins.views import count_parts
 
 log = structlog.get_logger(__name__)
 
@@ -381,7 +383,7 @@ class GameFollower:
         start = self.version
         while self.version + 1 in self._game_pending:
             recorded = self._game_pending.pop(self.version + 1)
-            event = recorded.event()
+            event = game_event(recorded)
             self.state = evolve(self.state, event)
             self.events.append(event)
             self.actors.append(recorded.actor)

@@ -2,7 +2,7 @@
 public view, the leaderboard.
 
 Every id and parameter is checked here, at the edge, before it reaches SQL,
-a subject or the rules: a table id by muggins.streams.table_id (one of the
+a subject or the rules: a table id by muggins.domain.streams.table_id (one of the
 wrong format is a 404 like an unknown one, answered by the app), and every
 refusal answers 4xx with a stable ``code``.
 """
@@ -21,14 +21,15 @@ from litestar.connection import WebSocket
 from litestar.exceptions import HTTPException
 from litestar.params import FromPath, FromQuery, JSONBody
 
-from muggins import streams
 from muggins.client.pages import checked_language
+from muggins.domain import streams
+from muggins.domain.streams import table_stream
+from muggins.domain.table_life import LifeKind, table_life
+from muggins.domain.views import RuleLine
 from muggins.projections.runner import QUERIES as VIEW_QUERIES
 from muggins.rules.describe import PRESET_SUMMARIES, Language, describe, preset_title
 from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
-from muggins.streams import table_stream
-from muggins.table_life import LifeKind, table_life
 from muggins.tables.errors import BadRequest, PlayerNotFound, Refusal, TableNotFound
 from muggins.tables.life_view import life_view
 from muggins.tables.protocol import (
@@ -52,7 +53,6 @@ from muggins.tables.protocol import (
 )
 from muggins.tables.runtime import Runtime
 from muggins.tables.seating import is_player_id, seating_history
-from muggins.views import RuleLine
 
 #: The deepest leaderboard page anyone may ask for (beyond it: 400).
 MAX_PAGE = 100_000

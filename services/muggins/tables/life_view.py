@@ -1,13 +1,13 @@
 """What players and spectators are shown of a table's life
-(muggins.table_life): who is missing and since when, when those who stayed
+(muggins.domain.table_life): who is missing and since when, when those who stayed
 may choose, what was chosen, and why the table closed."""
 
 from __future__ import annotations
 
 import datetime
 
+from muggins.domain.table_life import table_life
 from muggins.rules.state import GameState
-from muggins.table_life import table_life
 from muggins.tables.next_step import Timings
 from muggins.tables.protocol import LifeView, MissingSeat
 from muggins.tables.seating import Table

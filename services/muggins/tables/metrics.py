@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 from prometheus_client import Counter, Gauge, Histogram
 
 from muggins.bus.relay import RELAY_READER
+from muggins.infra.sql import load_queries
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import LAG as PROJECTOR_LAG
-from muggins.sql import load_queries
 
 if TYPE_CHECKING:
     from muggins.tables.runtime import Runtime

@@ -13,10 +13,10 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
-from muggins.bots import make_bot
+from muggins.bots.levels import make_bot
+from muggins.domain.table_events import CloseReason, TableState
+from muggins.domain.table_life import closing_now, table_life
 from muggins.rules.state import GameState
-from muggins.table_events import CloseReason, TableState
-from muggins.table_life import closing_now, table_life
 
 StepKind = Literal["start-game", "deal", "bot-call", "bot-move", "clock-out", "close",
                    "rematch", "seal"]

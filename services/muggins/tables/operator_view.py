@@ -11,6 +11,9 @@ from typing import Any, Literal
 
 import msgspec
 
+from muggins.bots.playbyplay import summary
+from muggins.domain.codec import game_event
+from muggins.domain.streams import game_stream
 from muggins.eventstore.store import EventStore
 from muggins.evidence.checkpoints import (
     checkpoint_at_or_after,
@@ -19,13 +22,11 @@ from muggins.evidence.checkpoints import (
 )
 from muggins.evidence.documents import Checkpoint, Receipt
 from muggins.evidence.receipts import receipts_of
-from muggins.playbyplay import summary
 from muggins.replay.record import RecordError
 from muggins.replay.source import load_table_record
 from muggins.replay.store_checks import check_receipts
 from muggins.replay.table_verify import TableVerdict, verify_table
 from muggins.rules.events import HandStarted
-from muggins.streams import game_stream
 from muggins.tables.disputes import disputes_in, table_disputes
 from muggins.tables.errors import NoSuchDispute
 from muggins.tables.protocol import DisputeView
@@ -113,7 +114,7 @@ async def dispute_file(store: EventStore, table_id: str, number: int,
     hands: list[HandMoves] = []
     current: HandMoves | None = None
     for entry in sorted(raw, key=lambda e: e.stream_version):
-        event = entry.event()
+        event = game_event(entry)
         if isinstance(event, HandStarted):
             hand_verdict = next((h for h in game_verdict.hands if h.hand == event.hand), None) \
                 if game_verdict else None

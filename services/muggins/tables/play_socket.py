@@ -20,13 +20,14 @@ from litestar.connection import WebSocket
 from litestar.params import FromPath
 from nats.aio.msg import Msg
 
-from muggins import streams
 from muggins.bus.connection import BusSubscription
+from muggins.domain import streams
+from muggins.domain.streams import TableId, spectators_subject
+from muggins.domain.views import GameView, game_view
 from muggins.evidence.receipts import receipt_of
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.errors import IllegalMove
 from muggins.rules.events import Event, event_encoder, visible_to
-from muggins.streams import TableId, spectators_subject
 from muggins.tables.admission import Payer
 from muggins.tables.errors import Refusal
 from muggins.tables.follower import GameFollower
@@ -55,7 +56,6 @@ from muggins.tables.protocol import (
 )
 from muggins.tables.runtime import Runtime
 from muggins.tables.socket_session import Refused, SocketSession, serve_socket
-from muggins.views import GameView, game_view
 
 log = structlog.get_logger(__name__)
 

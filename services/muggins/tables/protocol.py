@@ -7,11 +7,11 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from muggins.bots import BotLevel
+from muggins.bots.levels import BotLevel
+from muggins.domain.views import GameView, RuleLine
 from muggins.evidence.checkpoints import SiteKeyInfo
 from muggins.evidence.documents import Receipt
 from muggins.rules.tiles import Tile
-from muggins.views import GameView, RuleLine
 
 NAME_MAX = 24
 TOKEN_MAX = 128
@@ -74,7 +74,7 @@ class SeatSummary(msgspec.Struct, frozen=True):
 class TableInfo(msgspec.Struct, frozen=True):
     table_id: str
     preset: str
-    #: What the table is doing (muggins.table_life): "finished" is between
+    #: What the table is doing (muggins.domain.table_life): "finished" is between
     #: games (the game is over; a rematch may follow).
     status: Literal["waiting", "playing", "paused", "finished", "closed"]
     game: int
@@ -90,7 +90,7 @@ class TableInfo(msgspec.Struct, frozen=True):
     chat: bool = True
     #: Why it closed (finished, abandoned, everyone-left, idle), when closed.
     closed_reason: str | None = None
-    #: Who is missing since when, the choice (muggins.table_life).
+    #: Who is missing since when, the choice (muggins.domain.table_life).
     life: LifeView | None = None
 
 
@@ -181,7 +181,7 @@ class MissingSeat(msgspec.Struct, frozen=True):
 
 
 class LifeView(msgspec.Struct, frozen=True):
-    """What the table is doing (muggins.table_life), as players and
+    """What the table is doing (muggins.domain.table_life), as players and
     spectators see it: who is missing since when, and the choice."""
 
     #: waiting, playing, paused, between-games, closed.

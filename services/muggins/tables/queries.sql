@@ -1,5 +1,5 @@
 -- The table service's own SQL.  Who sits where is not here: that is the
--- table's event stream (muggins.table_events); these are the secrets kept
+-- table's event stream (muggins.domain.table_events); these are the secrets kept
 -- beside it and the durable schedule.
 
 -- name: insert_seat_token

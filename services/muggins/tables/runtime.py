@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from muggins.settings import Settings
+from muggins.infra.settings import Settings
 from muggins.tables.admission import PayerKind, Quota, Work
 from muggins.tables.limits import SocketsPerAddress
 from muggins.tables.next_step import Timings
@@ -40,7 +40,7 @@ class OpenSession(Protocol):
 @dataclass(frozen=True)
 class ServiceOptions:
     """What the table service is given besides its Settings (every deployed
-    knob is a setting: muggins.settings): what no deployment sets, and tests
+    knob is a setting: muggins.infra.settings): what no deployment sets, and tests
     turn."""
 
     #: Commands one connection may send: a burst, then this many a second.

@@ -19,12 +19,12 @@ within a few seconds, so that bots answer at once instead of at the next
 poll; the row is still what counts.
 
 What fails: the database away (or a timeout) is waited out by every loop
-here, with a growing pause (muggins.retry).  A bug is loud, in two ways.
+here, with a growing pause (muggins.infra.retry).  A bug is loud, in two ways.
 A table's step that fails with one is logged with its traceback and the
 table is held back for BUG_HOLD before it is tried again, while every
 other table goes on (per-item work).  A bug in one of the loops
 themselves (the poll's, the absence sweep's or the life renewal's query)
-ends the scheduler: its process reports it (muggins.background) rather
+ends the scheduler: its process reports it (muggins.infra.background) rather
 than spin on it.
 """
 
@@ -43,12 +43,12 @@ import asyncpg
 import structlog
 from prometheus_client import Counter
 
-from muggins.bots import BotLevel
-from muggins.eventstore.store import ConcurrencyError
-from muggins.retry import Backoff, Retry
+from muggins.bots.levels import BotLevel
+from muggins.eventstore.records import ConcurrencyError
+from muggins.infra.retry import Backoff, Retry
+from muggins.infra.sql import load_queries
 from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.errors import IllegalMove
-from muggins.sql import load_queries
 from muggins.tables.bot_workers import BotWorkers
 from muggins.tables.commands import Commands, Game
 from muggins.tables.errors import TRANSIENT
@@ -246,7 +246,7 @@ class Scheduler:
         if state is None:
             return
         # Over too: who is still seated decides a rematch, and with nobody
-        # left the table closes (muggins.table_life).
+        # left the table closes (muggins.domain.table_life).
         await self.seating.take_over(
             table_id, seat, "absent", game=game.number, version=game.version,
             hand=state.hand.number if state.hand else state.hands_played)

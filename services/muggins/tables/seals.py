@@ -6,12 +6,12 @@ seat is given (docs/fairness.md, "Receipts").  A step of the scheduler
 
 from __future__ import annotations
 
+from muggins.domain.streams import game_stream
+from muggins.domain.table_events import HandSealed
 from muggins.eventstore.store import EventStore
 from muggins.evidence.documents import sign_receipt
 from muggins.evidence.signing import SiteKey
 from muggins.rules.events import GameEnded
-from muggins.streams import game_stream
-from muggins.table_events import HandSealed
 from muggins.tables.commands import Game
 from muggins.tables.seating import Seating, Table
 

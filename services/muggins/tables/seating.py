@@ -1,5 +1,5 @@
 """The table's own stream: who sits where, bots taking over, players
-returning, games begun (muggins.table_events).
+returning, games begun (muggins.domain.table_events).
 
 Every change is an event appended with the stream's expected version, so
 two requests (or processes) racing for one seat cannot both win, and the
@@ -20,18 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import asyncpg
 import msgspec
 import structlog
 
-from muggins.eventstore.store import ConcurrencyError, Due, EventStore, RecordedEvent
-from muggins.rules.errors import InvalidRuleset
-from muggins.rules.events import Event
-from muggins.rules.presets import preset
-from muggins.rules.ruleset import Ruleset
-from muggins.sql import load_queries
-from muggins.streams import table_stream
-from muggins.table_events import (
+from muggins.domain.codec import encoded_all
+from muggins.domain.streams import table_stream
+from muggins.domain.table_events import (
     AbsenceChoice,
     AbsenceDecided,
     BotAtSeat,
@@ -46,12 +40,18 @@ from muggins.table_events import (
     ReturnReason,
     SeatTaken,
     TableClosed,
+    TableEvent,
     TableOpened,
     TableState,
     TakeoverReason,
     evolve_table,
     table_event_decoder,
 )
+from muggins.eventstore.records import ConcurrencyError, Due, RecordedEvent, Store
+from muggins.infra.sql import load_queries
+from muggins.rules.errors import InvalidRuleset
+from muggins.rules.presets import preset
+from muggins.rules.ruleset import Ruleset
 from muggins.tables.errors import (
     BadRequest,
     BadToken,
@@ -62,6 +62,7 @@ from muggins.tables.errors import (
 )
 from muggins.tables.next_step import Timings
 from muggins.tables.protocol import CreateTable, SeatGranted, SeatingEntry, TakeSeat, clean_name
+from muggins.tables.seat_keys import SeatKeys
 from muggins.tables.wakeups import Wakeups
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
@@ -121,7 +122,7 @@ def new_player_secret() -> str:
 
 
 def new_table_id() -> str:
-    """12 letters and digits (muggins.streams documents the format)."""
+    """12 letters and digits (muggins.domain.streams documents the format)."""
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
 
@@ -167,9 +168,10 @@ def table_from(table_id: str, recorded: Sequence[RecordedEvent]) -> Table:
 class Seating:
     """Tables: opened, sat at, taken over, returned to; read from their streams."""
 
-    def __init__(self, pool: asyncpg.Pool, store: EventStore,
+    def __init__(self, keys: SeatKeys, store: Store,
                  wakeups: Wakeups | None = None, timings: Timings | None = None) -> None:
-        self.pool = pool
+        #: Players' secrets and seats' tokens (hashed), kept beside the stream.
+        self.keys = keys
         self.store = store
         #: The service's pauses (muggins.tables.next_step): a table waiting for
         #: people closes ``idle_close`` after its last event, and every
@@ -217,13 +219,13 @@ class Seating:
         while len(self._tables) > MAX_CACHED_TABLES:
             del self._tables[next(iter(self._tables))]
 
-    async def _append(self, table: Table, events: list[Event], *, actor: str,
+    async def _append(self, table: Table, events: list[TableEvent], *, actor: str,
                       due: Due | None = None) -> Table:
         """Append to the table's stream at the version ``table`` was read at
         (ConcurrencyError if it moved on: nothing written)."""
         table_id = table.state.table_id
-        recorded = await self.store.append(table_stream(table_id), table.version, events,
-                                           actor=actor, due=due)
+        recorded = await self.store.append(table_stream(table_id), table.version,
+                                           encoded_all(events), actor=actor, due=due)
         updated = table.after(recorded)
         self._remember(table_id, updated)
         if due is not None:
@@ -240,7 +242,7 @@ class Seating:
         if len(bots) != len(request.bots):
             raise BadRequest("a seat is listed twice among the bots")
         table_id = new_table_id()
-        events: list[Event] = [TableOpened(
+        events: list[TableEvent] = [TableOpened(
             ruleset=ruleset, turn_clock_seconds=request.turn_clock_seconds or default_clock,
             bots=tuple(BotAtSeat(seat, level) for seat, level in sorted(bots.items())),
             chat=request.chat,
@@ -250,7 +252,7 @@ class Seating:
         if full:
             events.append(GameBegun(game=1))
         due = Due(table_id, 0.0 if full else self.timings.idle_close)
-        recorded = await self.store.append(table_stream(table_id), 0, events,
+        recorded = await self.store.append(table_stream(table_id), 0, encoded_all(events),
                                            actor="system", due=due)
         table = table_from(table_id, recorded)
         self._remember(table_id, table)
@@ -279,19 +281,13 @@ class Seating:
         # be able to use them.  A request that loses the race takes them away
         # again; one cut short otherwise (the database gone, the process
         # killed) may have won, so they stay.
-        async with self.pool.acquire() as connection, connection.transaction():
-            if player_secret is not None:
-                await connection.execute(QUERIES["insert_player"], uuid.UUID(player_id),
-                                         token_hash(player_secret))
-            await connection.execute(QUERIES["insert_seat_token"], table_id, hashed, seat,
-                                     uuid.UUID(player_id))
+        await self.keys.grant(table_id, hashed, seat, player_id,
+                              token_hash(player_secret) if player_secret is not None else None)
         try:
             table = await self._seat(table, seat, player_id, name)
         except (SeatUnavailable, TableClosedRefusal):
-            async with self.pool.acquire() as connection, connection.transaction():
-                await connection.execute(QUERIES["delete_seat_token"], table_id, hashed)
-                if player_secret is not None:
-                    await connection.execute(QUERIES["delete_player"], uuid.UUID(player_id))
+            await self.keys.withdraw(table_id, hashed,
+                                     player_id if player_secret is not None else None)
             raise
         log.info("seat taken", table=table_id, seat=seat)
         return SeatGranted(table_id, seat, token, player_id, player_secret, ""), table
@@ -307,7 +303,7 @@ class Seating:
         for _ in range(APPEND_ATTEMPTS):
             table.refuse_if_closed()
             self._check_free(table, seat, player_id)
-            events: list[Event] = [SeatTaken(seat=seat, player_id=player_id, name=name)]
+            events: list[TableEvent] = [SeatTaken(seat=seat, player_id=player_id, name=name)]
             full = table.state.free_seats == 1
             # The last seat: the first game begins; or, a seat given up mid-game
             # (AbsenceDecided "seat") taken: the paused game goes on.
@@ -337,11 +333,11 @@ class Seating:
     async def _proven_secret_hash(self, player_id: uuid.UUID, secret: str) -> bytes:
         """The stored hash of the player's secret, if ``secret`` is it; else
         BadToken (an unknown player too: which ids exist is nobody's business)."""
-        stored = await self.pool.fetchval(QUERIES["player_secret_hash"], player_id)
+        stored = await self.keys.secret_hash(str(player_id))
         # Compared in constant time: the time taken says nothing of how close a guess was.
-        if stored is None or not secrets.compare_digest(bytes(stored), token_hash(secret)):
+        if stored is None or not secrets.compare_digest(stored, token_hash(secret)):
             raise BadToken("that player id and secret do not match")
-        return bytes(stored)
+        return stored
 
     async def rotate_secret(self, player_id: str, secret: str) -> str:
         """A new secret for the identity whose current ``secret`` is given
@@ -351,8 +347,7 @@ class Seating:
         wanted = uuid.UUID(player_id)
         old_hash = await self._proven_secret_hash(wanted, secret)
         fresh = new_player_secret()
-        if await self.pool.fetchval(QUERIES["rotate_player_secret"], wanted, old_hash,
-                                    token_hash(fresh)) is None:
+        if not await self.keys.rotate(str(wanted), old_hash, token_hash(fresh)):
             raise BadToken("that secret was changed meanwhile (another browser asked too)")
         log.info("player secret rotated", player=str(wanted))
         return fresh
@@ -360,13 +355,13 @@ class Seating:
     async def seat_for_token(self, table_id: str, token: str) -> int:
         """The seat ``token`` was granted for, while its player still holds it."""
         table = await self.table(table_id)
-        row = await self.pool.fetchrow(QUERIES["seat_token"], table_id, token_hash(token))
-        if row is None:
+        key = await self.keys.seat_key(table_id, token_hash(token))
+        if key is None:
             raise BadToken("that seat token is not valid for this table")
-        seat = int(row["seat"])
-        if table.state.seats[seat].player_id != row["player_id"]:
+        seat = key.seat
+        if table.state.seats[seat].player_id != key.player_id:
             table = await self.table(table_id, fresh=True)
-            if table.state.seats[seat].player_id != row["player_id"]:
+            if table.state.seats[seat].player_id != key.player_id:
                 raise BadToken("that seat token is not valid for this table")
         return seat
 
@@ -437,7 +432,7 @@ class Seating:
         table.refuse_if_closed()
         state = table.state
         table_id = state.table_id
-        events: list[Event] = []
+        events: list[TableEvent] = []
         if state.seats[seat].takeover is not None:
             events.append(PlayerReturned(seat=seat, reason="back"))
         if seat not in state.rematch_asked:
@@ -459,7 +454,7 @@ class Seating:
         moved on: somebody else chose, or the person came back).  "end"
         closes the table (abandoned) in the same append."""
         table_id = table.state.table_id
-        events: list[Event] = [AbsenceDecided(game=table.state.game, seats=seats,
+        events: list[TableEvent] = [AbsenceDecided(game=table.state.game, seats=seats,
                                               choice=choice, by_seat=by_seat)]
         if choice == "end":
             events.append(TableClosed(reason="abandoned"))

@@ -24,9 +24,9 @@ from muggins.bootstrap import Infrastructure
 from muggins.eventstore.store import TRANSIENT
 from muggins.evidence.checkpoints import Checkpointer, register_key
 from muggins.evidence.signing import SiteKey
+from muggins.infra.settings import Settings
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import ProjectorRunner, consumer_config
-from muggins.settings import Settings
 from muggins.tables.admission import Admission, quotas_with
 from muggins.tables.analysis import Analyses
 from muggins.tables.bot_workers import BotWorkers, SpareTimeWorker
@@ -43,6 +43,7 @@ from muggins.tables.presence import Presence
 from muggins.tables.runtime import Runtime, ServiceOptions, timings
 from muggins.tables.scheduler import Scheduler
 from muggins.tables.seals import Seals
+from muggins.tables.seat_keys import PostgresSeatKeys
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
 
@@ -84,7 +85,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
     players = settings.role == "all"
     wakeups = Wakeups()
     pauses = timings(settings)  # one set of pauses for every part that derives a step
-    seating = Seating(infra.pool, infra.store, wakeups, pauses)
+    seating = Seating(PostgresSeatKeys(infra.pool), infra.store, wakeups, pauses)
     broadcast_clock = BroadcastClock()
     commands = Commands(infra.store, seating, pauses, broadcast_clock, wakeups)
     presence = Presence(infra.pool, process_id)

@@ -29,9 +29,9 @@ from litestar.connection import WebSocket
 from litestar.exceptions import WebSocketDisconnect
 
 from muggins.bus.jetstream import outage
-from muggins.logs import log_context
+from muggins.domain.streams import NoSuchTable, is_table_id
+from muggins.infra.logs import log_context
 from muggins.rules.errors import IllegalMove
-from muggins.streams import NoSuchTable, is_table_id
 from muggins.tables.admission import Payer, Throttled
 from muggins.tables.client_address import client_address
 from muggins.tables.errors import Refusal

@@ -31,8 +31,8 @@ from litestar.types import (
 )
 
 from muggins.bootstrap import Infrastructure, infrastructure
-from muggins.retry import LOGGED_NOTE, Stopped
-from muggins.settings import Settings
+from muggins.infra.retry import LOGGED_NOTE, Stopped
+from muggins.infra.settings import Settings
 from muggins.tables.protocol import ErrorMessage, encode
 from muggins.tables.runtime import Runtime, ServiceOptions
 from muggins.tables.service import table_service
@@ -111,7 +111,7 @@ class Startup:
             self._failed("stop" if self.runtime is not None else "start", error)
 
     def _loop_failed(self, name: str, error: BaseException) -> None:
-        # muggins.background has logged it, with its traceback.
+        # muggins.infra.background has logged it, with its traceback.
         self.failure = self.failure or f"{name}: {type(error).__name__}: {error}"
         if self._on_failure is not None:
             self._on_failure(error)

@@ -20,8 +20,8 @@ from litestar.params import FromPath, FromQuery
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.status_codes import HTTP_400_BAD_REQUEST
 
-from muggins import streams
-from muggins.chat import speaker_name
+from muggins.domain import streams
+from muggins.domain.chat import speaker_name
 from muggins.tables.admission import Payer, Throttled
 from muggins.tables.client_address import client_address
 from muggins.tables.errors import (

@@ -27,9 +27,9 @@ from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 from prometheus_client import Counter
 
-from muggins.background import BackgroundTasks
 from muggins.bus.jetstream import BUS_TRANSIENT, bus_down, connect
-from muggins.retry import Backoff, Retry, Stopped
+from muggins.infra.background import BackgroundTasks
+from muggins.infra.retry import Backoff, Retry, Stopped
 
 log = structlog.get_logger(__name__)
 
@@ -264,9 +264,9 @@ class Bus:
     async def _watch(self) -> None:
         """Poll the client; rebuild it when it closed without our asking, and
         subscribe whatever is not on it yet.  NATS's own failures in a round
-        are logged and the next round tries again (muggins.retry,
+        are logged and the next round tries again (muggins.infra.retry,
         "nats-watchdog"); a bug ends the watchdog, with its traceback, and
-        the process reports it (muggins.background): a watchdog that died
+        the process reports it (muggins.infra.background): a watchdog that died
         quietly would leave the process without a bus at the next close."""
         retry = Retry("nats-watchdog", BUS_TRANSIENT, stop=self._closed,
                       backoff=Backoff(self._rebuild_check, REBUILD_BACKOFF_CAP),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 import msgspec
 import nats
@@ -28,10 +29,10 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 
-from muggins.eventstore.store import RecordedEvent, store_down
-from muggins.rules.events import event_decoder, event_encoder, redact
-from muggins.settings import Settings
-from muggins.streams import ALL_EVENT_SUBJECTS, PUBLIC, audience, event_subject
+from muggins.domain.streams import ALL_EVENT_SUBJECTS, PUBLIC, audience, event_subject
+from muggins.eventstore.records import RecordedEvent
+from muggins.eventstore.store import store_down
+from muggins.infra.settings import Settings
 
 log = structlog.get_logger(__name__)
 
@@ -85,9 +86,17 @@ bus_message_decoder = msgspec.json.Decoder(BusMessage)
 _encode = msgspec.json.Encoder().encode
 
 
-def messages_for(recorded: RecordedEvent, last_of_append: bool = True
+#: An event's JSON for readers outside its audience (muggins.domain.codec.public_payload:
+#: the bus knows no event, only bytes).
+Redactor = Callable[[RecordedEvent], bytes]
+
+
+def messages_for(recorded: RecordedEvent, redacted: Redactor, last_of_append: bool = True
                  ) -> list[tuple[str, str, bytes]]:
-    """(subject, Nats-Msg-Id, body) of every message one stored event becomes."""
+    """(subject, Nats-Msg-Id, body) of every message one stored event becomes:
+    one on its public subject (``redacted`` gives what the public may read of
+    an event that is not public) and, for one that is not, one on its
+    audience's subject with the whole event."""
 
     def body(event_json: bytes) -> bytes:
         return _encode(
@@ -108,7 +117,7 @@ def messages_for(recorded: RecordedEvent, last_of_append: bool = True
     # Every table event, and most game events, are public: one message.
     if recorded.audience == "public":
         return [(event_subject(recorded.stream_id, PUBLIC), recorded.event_id, body(full))]
-    public_json = event_encoder.encode(redact(event_decoder.decode(full)))
+    public_json = redacted(recorded)
     return [
         (event_subject(recorded.stream_id, PUBLIC), recorded.event_id, body(public_json)),
         (

@@ -24,9 +24,10 @@ from typing import Any
 import structlog
 from nats.js import JetStreamContext
 
-from muggins.bus.jetstream import bus_down, messages_for, outage
-from muggins.eventstore.store import EventStore, RecordedEvent
-from muggins.retry import Backoff, Retry
+from muggins.bus.jetstream import Redactor, bus_down, messages_for, outage
+from muggins.eventstore.records import RecordedEvent
+from muggins.eventstore.store import EventStore
+from muggins.infra.retry import Backoff, Retry
 
 RELAY_READER = "bus-relay"
 _RELAY_LOCK = 7431020612
@@ -43,6 +44,7 @@ class Relay:
         self,
         store: EventStore,
         js: JetStreamContext | Callable[[], JetStreamContext],
+        redacted: Redactor,
         *,
         batch_size: int = 500,
         poll_interval: float = 1.0,
@@ -51,6 +53,8 @@ class Relay:
         is_connected: Callable[[], bool] = lambda: True,
     ) -> None:
         self.store = store
+        #: What the public subject carries of an event that is not public.
+        self._redacted = redacted
         #: Whether NATS is connected now: while it is not, nothing is published
         #: (a publish while the client reconnects can fail after taking one
         #: of the client's in-flight permits, which is then never given back).
@@ -97,7 +101,7 @@ class Relay:
                     for index, event in enumerate(recorded):
                         after = page[index + 1] if index + 1 < len(page) else None
                         for subject, message_id, body in messages_for(
-                                event, _ends_append(event, after)):
+                                event, self._redacted, _ends_append(event, after)):
                             acks.append(await js.publish_async(
                                 subject, body, headers={"Nats-Msg-Id": message_id}))
                     await asyncio.gather(*acks)
@@ -129,9 +133,9 @@ class Relay:
     async def run(self, stop: asyncio.Event) -> None:
         """Publish until ``stop`` is set, through NATS and PostgreSQL outages:
         each failure that passes is logged and tried again after a pause
-        (muggins.retry, "relay").  A bug (a failure that is no outage: a
+        (muggins.infra.retry, "relay").  A bug (a failure that is no outage: a
         query the database refuses, say) ends the relay with its traceback
-        logged; its process reports it (muggins.background) and another
+        logged; its process reports it (muggins.infra.background) and another
         process's relay takes the lock over."""
         retry = Retry("relay", outage, backoff=Backoff(FIRST_BACKOFF, MAX_BACKOFF), stop=stop,
                       message="relay could not publish; retrying")

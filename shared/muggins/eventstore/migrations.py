@@ -13,13 +13,11 @@ import asyncpg
 import structlog
 
 from muggins.eventstore.store import StoreUnavailable, create_pool
-from muggins.sql import migration_files
+from muggins.infra.database_roles import OWNER_ROLE
+from muggins.infra.sql import migration_files
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK = 7431020611
-#: The roles migration 0008 grants to (and creates, if it may); named here and there only.
-OWNER_ROLE = "muggins_owner"
-SERVICE_ROLE = "muggins_service"
 
 log = structlog.get_logger(__name__)
 

@@ -66,3 +66,6 @@ SELECT position, chain, global_chain
 
 -- name: global_chains_at
 SELECT position, global_chain FROM events WHERE position = ANY($1::bigint[]);
+
+-- name: due_at
+SELECT due_at FROM due WHERE key = $1;

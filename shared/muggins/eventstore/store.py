@@ -20,8 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
-import hashlib
-import re
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,23 +27,17 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
-from muggins.rules.events import AnyEvent, Audience, Event, audience, event_decoder
-from muggins.sql import load_queries
+from muggins.eventstore.records import (
+    ConcurrencyError,
+    Due,
+    NewEvent,
+    RecordedEvent,
+    check_append,
+    event_digest,
+)
+from muggins.infra.sql import load_queries
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
-STREAM_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
-
-
-class ConcurrencyError(Exception):
-    """The stream moved on since the writer read it: nothing was written."""
-
-    def __init__(self, stream_id: str, expected_version: int, detail: str = "") -> None:
-        super().__init__(
-            f"stream {stream_id} is no longer at version {expected_version}"
-            + (f": {detail}" if detail else "")
-        )
-        self.stream_id = stream_id
-        self.expected_version = expected_version
 
 
 #: Failures that pass: the database away, restarting or slow for a moment, a
@@ -89,122 +81,6 @@ def store_down(error: BaseException) -> bool:
     return isinstance(error, TRANSIENT)
 
 
-class RecordedEvent(msgspec.Struct, frozen=True, gc=False):
-    """An event as stored: where it stands and who caused it."""
-
-    position: int
-    event_id: str
-    stream_id: str
-    stream_version: int
-    event_type: str
-    #: The event's msgspec JSON, as stored.
-    payload: msgspec.Raw
-    audience: str
-    actor: str
-    correlation_id: str | None
-    causation_id: str | None
-    recorded_at: datetime.datetime
-    #: The stream's hash chain after this event (``chain_link``).  Every read
-    #: carries it; what ``append`` returns does not (the database computes it).
-    chain: bytes | None = None
-    #: The whole store's chain after this event (``global_link``); as ``chain``.
-    global_chain: bytes | None = None
-
-    def event(self) -> AnyEvent:
-        return event_decoder.decode(self.payload)
-
-
-#: The chain value "before the first event" of every stream.
-GENESIS_CHAIN = bytes(32)
-
-
-def canonical_json(value: object) -> bytes:
-    """RFC 8785 canonical JSON for what events hold (integers, strings,
-    booleans, null, arrays, objects): keys sorted, no whitespace, UTF-8;
-    the same bytes as Python's ``json.dumps(value, sort_keys=True,
-    separators=(",", ":"), ensure_ascii=False)`` (tested)."""
-    return _encode_sorted(value)
-
-
-def event_digest(
-    *,
-    stream_id: str,
-    stream_version: int,
-    event_type: str,
-    payload: bytes | str,
-    audience: str,
-    actor: str,
-    correlation_id: str | None,
-    causation_id: str | None,
-    event_id: str,
-) -> bytes:
-    """SHA-256 of the canonical JSON of everything the application stores of
-    an event; ``payload`` is the event's JSON (any key order or spacing)."""
-    content = {
-        "actor": actor,
-        "audience": audience,
-        "causation_id": causation_id,
-        "correlation_id": correlation_id,
-        "event_id": event_id,
-        "event_type": event_type,
-        "payload": msgspec.json.decode(payload),
-        "stream_id": stream_id,
-        "stream_version": stream_version,
-    }
-    return hashlib.sha256(canonical_json(content)).digest()
-
-
-def recorded_at_text(recorded_at: datetime.datetime) -> str:
-    """A commit time as the chain hashes it: UTC, microseconds, ``Z``."""
-    return recorded_at.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def chain_link(previous: bytes, digest: bytes, position: int, recorded_at: str) -> bytes:
-    """The chain value after an event (as the SQL function ``event_chain_link``
-    computes it): SHA-256 of the previous value, the event's digest, and its
-    position and commit time (``recorded_at_text``) as ASCII."""
-    return hashlib.sha256(
-        previous + digest + f"{position} {recorded_at}".encode()
-    ).digest()
-
-
-def recomputed_chain(entry: RecordedEvent, previous: bytes) -> bytes | None:
-    """The chain value ``entry``'s stored fields give after ``previous`` (None
-    when they do not even parse: a payload that is no JSON, an id no UUID)."""
-    try:
-        digest = event_digest(
-            stream_id=entry.stream_id, stream_version=entry.stream_version,
-            event_type=entry.event_type, payload=bytes(entry.payload), audience=entry.audience,
-            actor=entry.actor, correlation_id=entry.correlation_id,
-            causation_id=entry.causation_id, event_id=entry.event_id)
-    except (ValueError, msgspec.DecodeError):
-        return None
-    return chain_link(previous, digest, entry.position, recorded_at_text(entry.recorded_at))
-
-
-def global_link(previous: bytes, chain: bytes) -> bytes:
-    """The whole store's chain value after an event (as migration 0014
-    computes it): SHA-256 of the value before it (the event at the position
-    before; 32 zero bytes before position 1) and the event's stream chain value."""
-    return hashlib.sha256(previous + chain).digest()
-
-
-def audience_label(who: Audience) -> str:
-    return who if isinstance(who, str) else f"seat:{who}"
-
-
-_encode = msgspec.json.Encoder().encode
-_encode_sorted = msgspec.json.Encoder(order="sorted").encode
-
-
-def _valid_stream_id(stream_id: str) -> None:
-    if not re.fullmatch(STREAM_ID_PATTERN, stream_id):
-        raise ValueError(
-            f"stream id {stream_id!r} must be 1-64 letters, digits, '-' or '_' "
-            "(it becomes a NATS subject token)"
-        )
-
-
 def _record(row: asyncpg.Record) -> RecordedEvent:
     return RecordedEvent(
         position=row[0],
@@ -245,17 +121,6 @@ async def create_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> asy
         raise StoreUnavailable(f"cannot reach PostgreSQL at {safe}: {error}") from error
     assert pool is not None
     return pool
-
-
-class Due(msgspec.Struct, frozen=True):
-    """What an append makes due, written in the append's own transaction
-    (table ``due``, migration 0006): the row ``key`` becomes due ``seconds``
-    after the commit; ``seconds`` None removes the row (nothing is due).
-    ``earliest`` keeps an earlier due time already there."""
-
-    key: str
-    seconds: float | None
-    earliest: bool = False
 
 
 class _PendingAppend(msgspec.Struct):
@@ -302,7 +167,7 @@ class EventStore:
         self,
         stream_id: str,
         expected_version: int,
-        events: Sequence[Event],
+        events: Sequence[NewEvent],
         *,
         actor: str,
         correlation_id: str | None = None,
@@ -310,25 +175,25 @@ class EventStore:
         due: Due | None = None,
         guard: tuple[str, int] | None = None,
     ) -> list[RecordedEvent]:
-        """Append ``events`` to a stream at ``expected_version``, all or nothing.
+        """Append ``events`` (encoded by muggins.domain.codec) to a stream at
+        ``expected_version``, all or nothing.
 
         Raises ConcurrencyError (and writes nothing) if the stream is not at
         ``expected_version`` any more, or if ``guard`` (another stream and
         its version: what the events were decided on besides their own
-        stream) moved on.  ``due`` is written with the events, in the same
-        transaction, and only if they are.
+        stream) moved on; ValueError for what no store takes
+        (muggins.eventstore.records.check_append).  ``due`` is written with
+        the events, in the same transaction, and only if they are.
         """
-        _valid_stream_id(stream_id)
-        if guard is not None:
-            _valid_stream_id(guard[0])
+        check_append(stream_id, expected_version, events, actor, guard)
         if not events:
             return []
         event_ids = [uuid.uuid4() for _ in events]
         correlation = uuid.UUID(correlation_id) if correlation_id else None
         causation = uuid.UUID(causation_id) if causation_id else None
-        event_types = [type(event).__name__ for event in events]
-        payloads = [_encode(event).decode() for event in events]
-        audiences = [audience_label(audience(event)) for event in events]
+        event_types = [event.event_type for event in events]
+        payloads = [event.payload.decode() for event in events]
+        audiences = [event.audience for event in events]
         digests = [
             event_digest(
                 stream_id=stream_id,
@@ -522,6 +387,11 @@ class EventStore:
 
     async def head_position(self) -> int:
         return int(await self.pool.fetchval(QUERIES["head_position"]))
+
+    async def due_at(self, key: str) -> datetime.datetime | None:
+        """When the row ``key`` of table ``due`` is due (None: nothing is)."""
+        value: datetime.datetime | None = await self.pool.fetchval(QUERIES["due_at"], key)
+        return value
 
     async def checkpoint(self, reader: str) -> int:
         value = await self.pool.fetchval(QUERIES["get_checkpoint"], reader)

@@ -22,8 +22,8 @@ import structlog
 from muggins.eventstore.store import TRANSIENT
 from muggins.evidence.documents import Checkpoint, sign_checkpoint
 from muggins.evidence.signing import PublicKeys, SiteKey
-from muggins.retry import Backoff, Retry
-from muggins.sql import load_queries
+from muggins.infra.retry import Backoff, Retry
+from muggins.infra.sql import load_queries
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 #: Where each new checkpoint is published (core NATS: the store keeps them).

@@ -15,7 +15,7 @@ from typing import Annotated, Final, Literal, TypeVar
 
 import msgspec
 
-from muggins.eventstore.store import canonical_json, recorded_at_text
+from muggins.eventstore.records import canonical_json, recorded_at_text
 from muggins.evidence.signing import PublicKeys, SiteKey, key_id_of, signature_holds
 
 T = TypeVar("T")

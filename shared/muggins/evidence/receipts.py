@@ -8,10 +8,10 @@ from collections.abc import Iterable
 
 import msgspec
 
-from muggins.eventstore.store import RecordedEvent
+from muggins.domain.streams import game_stream
+from muggins.domain.table_events import HandSealed
+from muggins.eventstore.records import RecordedEvent
 from muggins.evidence.documents import Receipt
-from muggins.streams import game_stream
-from muggins.table_events import HandSealed
 
 
 def receipt_of(table_id: str, sealed: HandSealed) -> Receipt:

@@ -7,7 +7,7 @@
 * ``position``: a search-only position (ints and bitmasks), checked against
   the engine by tests/expert/test_position.py;
 * ``search``: information-set Monte Carlo tree search over sampled deals;
-* ``bot``: ``ExpertBot`` (the ``muggins.bots.Bot`` protocol) and ``analyse``.
+* ``bot``: ``ExpertBot`` (the ``muggins.bots.levels.Bot`` protocol) and ``analyse``.
 
 Pure, like the rules: the standard library, msgspec and ``muggins.rules``
 only; no clock but one injected, no randomness but a Random given.

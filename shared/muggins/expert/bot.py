@@ -1,6 +1,6 @@
 """The expert bot, and the analysis a replay tool shows beside a hand.
 
-``ExpertBot`` satisfies ``muggins.bots.Bot``: callers pass the whole
+``ExpertBot`` satisfies ``muggins.bots.levels.Bot``: callers pass the whole
 GameState, and the bot reduces it to its seat's view (``seat_view``) before
 anything else reads it.  What draws and passes prove comes from the hand's
 events: a caller that has them hands them to ``observe`` as they happen
@@ -146,7 +146,7 @@ def analyse_state(
 
 
 class ExpertBot:
-    """Searches the hidden tiles from its seat's knowledge (``muggins.bots.Bot``).
+    """Searches the hidden tiles from its seat's knowledge (``muggins.bots.levels.Bot``).
 
     ``iterations`` fixes the simulations per decision (deterministic for the
     Random given); otherwise ``budget_ms`` of the ``clock`` (seconds, e.g.

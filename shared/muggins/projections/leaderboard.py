@@ -11,7 +11,7 @@ play, recorded from the CLI) are not counted.
 A stand-in's play never earns a person anything.  A person's hands, points
 and best play count only the hands they played themselves: a hand in which
 a bot moved for them (the clock, or an absence) is left out of their
-statistics.  A person who left and did not come back (muggins.table_life)
+statistics.  A person who left and did not come back (muggins.domain.table_life)
 has abandoned the game (``abandon``): every abandonment is counted ("left
 2 of 31 games"); on a rated game where people played a whole hand the
 leaver takes the loss and the opponents who stayed the win, and nobody

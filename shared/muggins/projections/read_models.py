@@ -11,25 +11,27 @@ import uuid
 
 import msgspec
 
-from muggins.eventstore.store import RecordedEvent
-from muggins.projections import leaderboard, table_views
-from muggins.projections.leaderboard import GameTally, Standing
-from muggins.projections.runner import QUERIES, Connection, Projection
-from muggins.projections.table_views import TableViewDocument
-from muggins.rules.events import Event, GameEnded, SeatedPlayer
-from muggins.rules.state import GameState
-from muggins.streams import game_stream, parse_chat_stream, parse_table_stream
-from muggins.table_events import (
+from muggins.domain.codec import game_event
+from muggins.domain.streams import game_stream, parse_chat_stream, parse_table_stream
+from muggins.domain.table_events import (
     AbsenceDecided,
     BotTookOver,
     GameBegun,
     PlayerReturned,
     SeatTaken,
     TableClosed,
+    TableEvent,
     TableOpened,
     bot_name,
     table_event_decoder,
 )
+from muggins.eventstore.records import RecordedEvent
+from muggins.projections import leaderboard, table_views
+from muggins.projections.leaderboard import GameTally, Standing
+from muggins.projections.runner import QUERIES, Connection, Projection
+from muggins.projections.table_views import TableViewDocument
+from muggins.rules.events import GameEnded, SeatedPlayer
+from muggins.rules.state import GameState
 
 _encode = msgspec.json.Encoder().encode
 _decode_state = msgspec.json.Decoder(GameState).decode
@@ -114,7 +116,7 @@ class Leaderboard:
                              outcomes)
                 counted[stream] = recorded.stream_version
                 continue
-            event = recorded.event()
+            event = game_event(recorded)
             current = tallies[stream]
             if isinstance(event, GameEnded):
                 if current is not None:
@@ -166,7 +168,7 @@ class Leaderboard:
 
 class TableSeating:
     """Who sits where at each table, for the lobby (tables, seats): from the
-    tables' own streams (muggins.table_events)."""
+    tables' own streams (muggins.domain.table_events)."""
 
     name = "seating"
 
@@ -202,7 +204,7 @@ class TableSeating:
         await connection.execute(QUERIES["forget_seating"])
 
 
-def _table_event(table_id: str, event: Event, tallies: dict[str, GameTally | None],
+def _table_event(table_id: str, event: TableEvent, tallies: dict[str, GameTally | None],
                  outcomes: list[tuple[GameTally, GameEnded | tuple[int, ...]]]) -> None:
     """What a table's event changes of its game's tally: who is away, a
     choice for them, an abandonment (added to ``outcomes``, in order)."""

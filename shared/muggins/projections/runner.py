@@ -31,11 +31,12 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from prometheus_client import Counter, Gauge
 
-from muggins.eventstore.store import TRANSIENT, EventStore, RecordedEvent, store_down
-from muggins.retry import Backoff, Retry
-from muggins.settings import Settings
-from muggins.sql import load_queries
-from muggins.streams import ALL_PUBLIC_SUBJECTS
+from muggins.domain.streams import ALL_PUBLIC_SUBJECTS
+from muggins.eventstore.records import RecordedEvent
+from muggins.eventstore.store import TRANSIENT, EventStore, store_down
+from muggins.infra.retry import Backoff, Retry
+from muggins.infra.settings import Settings
+from muggins.infra.sql import load_queries
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 log = structlog.get_logger(__name__)
@@ -164,7 +165,7 @@ class ProjectorRunner:
 
         ``js`` is JetStream or where to get the current one (a rebuilt bus
         has a new one): a bell that stops ringing is subscribed again.  The
-        database away is waited out (muggins.retry, "projector-NAME").  A bug
+        database away is waited out (muggins.infra.retry, "projector-NAME").  A bug
         (a page the projection or the database refuses for good) ends the
         runner with its traceback logged: a page cannot be skipped without
         the read model missing its events for ever, so its process reports

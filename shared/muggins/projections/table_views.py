@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import msgspec
 
-from muggins.eventstore.store import RecordedEvent
+from muggins.domain.codec import game_event
+from muggins.domain.streams import parse_game_stream
+from muggins.domain.table_events import bot_name
+from muggins.domain.views import GameView, game_view
+from muggins.eventstore.records import RecordedEvent
 from muggins.rules.events import GameStarted, SeatedPlayer
 from muggins.rules.game import evolve
 from muggins.rules.state import GameState
-from muggins.streams import parse_game_stream
-from muggins.table_events import bot_name
-from muggins.views import GameView, game_view
 
 NAME = "table-views"
 
@@ -55,7 +56,7 @@ def table_and_game(stream_id: str) -> tuple[str, int]:
 
 def apply(document: TableViewDocument | None, recorded: RecordedEvent) -> TableViewDocument:
     """The document after one more event of its stream."""
-    event = recorded.event()
+    event = game_event(recorded)
     state = evolve(document.state if document else None, event)
     table, game = table_and_game(recorded.stream_id)
     players = document.players if document else ()

@@ -689,7 +689,7 @@ function endChoice(tile, end) {
 
 // ------------------------------------------------------------------ the table's life
 
-// What the table is doing (the server's muggins.table_life): who left and
+// What the table is doing (the server's muggins.domain.table_life): who left and
 // since when, the pause and its choices, what was chosen, the close.
 function setLife(life) {
   const before = state.life;

@@ -8,7 +8,7 @@ CREATE TABLE table_views (
     position    bigint      NOT NULL,
     -- The folded game (secrets included: it never leaves the server).
     state       jsonb       NOT NULL,
-    -- What anyone may see (muggins.views.GameView for a spectator).
+    -- What anyone may see (muggins.domain.views.GameView for a spectator).
     public_view jsonb       NOT NULL,
     phase       text        NOT NULL,
     updated_at  timestamptz NOT NULL DEFAULT clock_timestamp()

@@ -1,4 +1,4 @@
--- Tables become event streams ("<table>-table", muggins.table_events), and
+-- Tables become event streams ("<table>-table", muggins.domain.table_events), and
 -- what is due at a table next is kept durably (docs/service.md, "What
 -- happens next").
 

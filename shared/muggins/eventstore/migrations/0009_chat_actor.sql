@@ -1,4 +1,4 @@
--- The table chat (muggins.chat): spectators speak too, so an event's actor
+-- The table chat (muggins.domain.chat): spectators speak too, so an event's actor
 -- may be "spectator" (a line said by someone watching, who has no seat).
 -- The new check only widens the old one, so every stored row passes it; it
 -- is still validated (one scan of the table, under this migration's lock:

@@ -5,7 +5,7 @@ is installed.  An editable install builds them in place, beside their
 sources, and records the SHA-256 of each source in ``compiled-from.json``.
 Python imports an extension module ahead of the ``.py`` beside it, so after
 a source is edited the old build would silently keep running: ``stale``
-finds that.  ``python -m muggins.compiled`` says which engine runs and exits
+finds that.  ``python -m muggins.infra.compiled`` says which engine runs and exits
 1 on a stale build, which ``deploy/dev.py`` turns into a rebuild.
 """
 

@@ -37,7 +37,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import msgspec
 
-from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
+from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
 
 PG_SYSTEM_USER = "muggins_pg"
 PG_SUPERUSER = "postgres"
@@ -47,7 +47,7 @@ ROLES = (PG_SUPERUSER, OWNER_ROLE, SERVICE_ROLE)
 
 #: Who may sign in, and how: everyone with a password, nobody trusted.
 PG_HBA = """\
-# Written by muggins (muggins.embedded): every role signs in with its
+# Written by muggins (muggins.infra.embedded): every role signs in with its
 # password, kept in ../postgres-passwords.json.  Nobody is trusted.
 # TYPE  DATABASE  USER  ADDRESS       METHOD
 local   all       all                 scram-sha-256

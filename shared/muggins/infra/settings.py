@@ -5,7 +5,7 @@ Every setting has a TOML key (the field's name) and an environment variable
 command-line flag wins over both.  deploy/README.md lists them in one table.
 
 With no server URLs configured, muggins starts real PostgreSQL and NATS
-servers itself (``muggins.embedded``), with their data in ``data_dir``.
+servers itself (``muggins.infra.embedded``), with their data in ``data_dir``.
 """
 
 from __future__ import annotations

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from muggins.rules.commands import StartHand
-from muggins.rules.game import play, start_game
-from muggins.rules.presets import preset
-from muggins.rules.state import GameState
-from muggins.table_events import (
+from muggins.domain.table_events import (
     AbsenceDecided,
     BotAtSeat,
     BotTookOver,
@@ -22,7 +18,11 @@ from muggins.table_events import (
     TableState,
     fold_table,
 )
-from muggins.table_life import TableLife, table_life
+from muggins.domain.table_life import TableLife, table_life
+from muggins.rules.commands import StartHand
+from muggins.rules.game import play, start_game
+from muggins.rules.presets import preset
+from muggins.rules.state import GameState
 from muggins.tables.next_step import Step, Timings, next_step, seconds_to_move
 
 TIMINGS = Timings(bot_delay=0.8, hand_pause=2.0)
@@ -174,7 +174,7 @@ def test_the_same_timings_give_the_same_step_wherever_they_are_derived() -> None
 def test_every_state_of_a_tables_life_has_an_http_status() -> None:
     from typing import get_args
 
-    from muggins.table_life import LifeKind
+    from muggins.domain.table_life import LifeKind
     from muggins.tables.http import STATUS_OF_LIFE
 
     assert set(STATUS_OF_LIFE) == set(get_args(LifeKind))

@@ -2,7 +2,7 @@
 
 Everyone seated and everyone watching reads the same chat: the seeds forbid
 secret signals between partners, so there is no private channel.  What is
-said is stored as events in the table's chat stream (muggins.streams) and
+said is stored as events in the table's chat stream (muggins.domain.streams) and
 reaches readers over the bus like every other event.  Pure: the service
 (services/muggins/tables/chat.py) appends, limits and delivers.
 """
@@ -14,8 +14,6 @@ import unicodedata
 
 import msgspec
 
-from muggins.rules.events import Event
-
 #: The longest message, in characters.
 CHAT_MAX = 200
 #: The longest name a spectator may give.
@@ -24,7 +22,12 @@ NAME_MAX = 24
 PHRASES = ("hi", "gg", "wp", "nice", "thanks", "oops")
 
 
-class ChatSaid(Event, frozen=True, kw_only=True):
+class ChatEvent(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag=True,
+                tag_field="type"):
+    """Base of a chat's events; the tag is the class name (muggins.domain.codec)."""
+
+
+class ChatSaid(ChatEvent, frozen=True, kw_only=True):
     """Someone said something at the table."""
 
     name: str

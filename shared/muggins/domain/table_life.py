@@ -13,7 +13,7 @@ process reaches the same answer.
                    or the seat was given up for a new person, who has not
                    sat down yet
     between-games  the game is over; a rematch may follow
-    closed         for good, with why (muggins.table_events.CloseReason)
+    closed         for good, with why (muggins.domain.table_events.CloseReason)
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Literal
 
 import msgspec
 
+from muggins.domain.table_events import CloseReason, TableState
 from muggins.rules.state import GameState
-from muggins.table_events import CloseReason, TableState
 
 LifeKind = Literal["waiting", "playing", "paused", "between-games", "closed"]
 

@@ -3,10 +3,10 @@
 A table is two kinds of stream in the event store:
 
 * ``<table>-table``: the table's own events (opened, seats taken, bots taking
-  over, players returning, games begun): muggins.table_events;
+  over, players returning, games begun): muggins.domain.table_events;
 * ``<table>-g<n>``: game n played at the table: muggins.rules.events;
 * ``<table>-chat``: what the people at the table and watching it said
-  (muggins.chat): beside the table's own stream, so that a burst of chat
+  (muggins.domain.chat): beside the table's own stream, so that a burst of chat
   never races the seating for the table stream's next version.
 
 A table id is 4 to 32 ASCII letters and digits (the service issues 12).  It

@@ -1,6 +1,6 @@
 """A table's own events: who sits where, bots taking over, games begun.
 
-A table is an event stream (``<table>-table``, muggins.streams) beside its
+A table is an event stream (``<table>-table``, muggins.domain.streams) beside its
 games' streams.  Its state is a fold of ``evolve_table`` over these events,
 like a game's: nothing about a table lives anywhere else (the ``tables`` and
 ``seats`` rows are a read model for the lobby, rebuilt from these).  So a
@@ -18,7 +18,7 @@ from typing import Literal
 
 import msgspec
 
-from muggins.rules.events import Event, SeatedPlayer
+from muggins.rules.events import SeatedPlayer
 from muggins.rules.ruleset import Ruleset
 
 #: Why a bot plays a person's seat: the turn clock ran out, or the player
@@ -43,24 +43,30 @@ MAX_DISPUTE_REASON = 500
 MAX_RESOLUTION_NOTE = 2000
 
 
+class TableEvent(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag=True,
+                 tag_field="type"):
+    """Base of a table's own events; the tag is the class name (as a game's
+    events, muggins.rules.events: one codec reads both, muggins.domain.codec)."""
+
+
 class BotAtSeat(msgspec.Struct, frozen=True, gc=False):
     seat: int
     level: str
 
 
-class TableOpened(Event, frozen=True, kw_only=True):
+class TableOpened(TableEvent, frozen=True, kw_only=True):
     """A table is set: its rules, its clock, and the seats bots hold from the start."""
 
     ruleset: Ruleset
     turn_clock_seconds: int
     bots: tuple[BotAtSeat, ...] = ()
-    #: Whether the table has a chat (muggins.chat).
+    #: Whether the table has a chat (muggins.domain.chat).
     chat: bool = True
     #: The expert bot's thinking time per decision here (None: the service's).
     bot_budget_ms: int | None = None
 
 
-class SeatTaken(Event, frozen=True, kw_only=True):
+class SeatTaken(TableEvent, frozen=True, kw_only=True):
     """A person sat down (their player id and the name they gave)."""
 
     seat: int
@@ -68,14 +74,14 @@ class SeatTaken(Event, frozen=True, kw_only=True):
     name: str
 
 
-class GameBegun(Event, frozen=True, kw_only=True):
+class GameBegun(TableEvent, frozen=True, kw_only=True):
     """Game ``game`` begins at the table (the first when every seat is taken,
     then one per rematch); its events are the stream ``<table>-g<game>``."""
 
     game: int
 
 
-class BotTookOver(Event, frozen=True, kw_only=True):
+class BotTookOver(TableEvent, frozen=True, kw_only=True):
     """A bot plays a person's seat from now on, until they come back."""
 
     seat: int
@@ -89,14 +95,14 @@ class BotTookOver(Event, frozen=True, kw_only=True):
     for_the_hand: bool = False
 
 
-class PlayerReturned(Event, frozen=True, kw_only=True):
+class PlayerReturned(TableEvent, frozen=True, kw_only=True):
     """The person takes their seat back from the bot."""
 
     seat: int
     reason: ReturnReason
 
 
-class AbsenceDecided(Event, frozen=True, kw_only=True):
+class AbsenceDecided(TableEvent, frozen=True, kw_only=True):
     """The people still seated chose what becomes of a game paused for
     ``seats`` (whose persons had gone): the first choice is the one kept."""
 
@@ -107,7 +113,7 @@ class AbsenceDecided(Event, frozen=True, kw_only=True):
     by_seat: int
 
 
-class RematchAsked(Event, frozen=True, kw_only=True):
+class RematchAsked(TableEvent, frozen=True, kw_only=True):
     """The person at ``seat`` asks for another game after ``game``: it
     begins (GameBegun, in the same append) once every person still seated
     has asked."""
@@ -116,14 +122,14 @@ class RematchAsked(Event, frozen=True, kw_only=True):
     game: int
 
 
-class TableClosed(Event, frozen=True, kw_only=True):
+class TableClosed(TableEvent, frozen=True, kw_only=True):
     """The table is closed for good: it takes no command, deals no hand and
-    runs no bot from now on (muggins.table_life)."""
+    runs no bot from now on (muggins.domain.table_life)."""
 
     reason: CloseReason
 
 
-class HandSealed(Event, frozen=True, kw_only=True):
+class HandSealed(TableEvent, frozen=True, kw_only=True):
     """A hand of game ``game`` ended, and this is where its record stood: the
     game stream's version and chain value at the hand's last event (HandEnded,
     or GameEnded after it), the whole store's position and chain value there,
@@ -145,7 +151,7 @@ class HandSealed(Event, frozen=True, kw_only=True):
     signature: str
 
 
-class DisputeOpened(Event, frozen=True, kw_only=True):
+class DisputeOpened(TableEvent, frozen=True, kw_only=True):
     """A person seated at the table says a hand was not dealt or played
     fair.  ``dispute`` numbers the table's disputes from 1."""
 
@@ -163,7 +169,7 @@ class DisputeOpened(Event, frozen=True, kw_only=True):
     receipt: str | None = None
 
 
-class DisputeResolved(Event, frozen=True, kw_only=True):
+class DisputeResolved(TableEvent, frozen=True, kw_only=True):
     """An operator's verdict on a dispute, with a note the player reads."""
 
     dispute: int
@@ -313,7 +319,7 @@ def _with_seat(state: TableState, seat: SeatState) -> TableState:
     return msgspec.structs.replace(state, seats=tuple(seats))
 
 
-def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> TableState:
+def evolve_table(state: TableState | None, event: TableEvent, table_id: str = "") -> TableState:
     """The table after one more of its events (events are facts: no checks)."""
     if isinstance(event, TableOpened):
         levels = {bot.seat: bot.level for bot in event.bots}
@@ -370,7 +376,7 @@ def evolve_table(state: TableState | None, event: Event, table_id: str = "") -> 
     raise ValueError(f"not a table event: {type(event).__name__}")
 
 
-def fold_table(events: Iterable[Event], table_id: str,
+def fold_table(events: Iterable[TableEvent], table_id: str,
                state: TableState | None = None) -> TableState:
     for event in events:
         state = evolve_table(state, event, table_id)

@@ -32,8 +32,8 @@ Result = TypeVar("Result")
 Transient = tuple[type[BaseException], ...] | Callable[[BaseException], bool]
 
 #: Added to a bug's notes once it is logged with its traceback, so that
-#: whoever sees it next (muggins.background) does not print it twice.
-LOGGED_NOTE = "(logged with its traceback by muggins.retry)"
+#: whoever sees it next (muggins.infra.background) does not print it twice.
+LOGGED_NOTE = "(logged with its traceback by muggins.infra.retry)"
 
 
 class Stopped(Exception):

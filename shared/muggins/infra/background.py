@@ -8,7 +8,7 @@ from typing import Any
 
 import structlog
 
-from muggins.retry import LOGGED_NOTE
+from muggins.infra.retry import LOGGED_NOTE
 
 log = structlog.get_logger(__name__)
 
@@ -16,7 +16,7 @@ log = structlog.get_logger(__name__)
 class BackgroundTasks:
     """The loops a process runs beside its requests (the relay, the
     scheduler, the projectors, the bus's watchdog).  Each loop retries what
-    passes by itself (muggins.retry); one that still ends by an exception met
+    passes by itself (muggins.infra.retry); one that still ends by an exception met
     a bug: it is logged with its traceback, kept in ``failures`` (/readyz and
     /healthz name it) and told to ``on_failure`` listeners (``muggins
     serve`` then stops with an error rather than run on without it)."""

@@ -1,34 +1,47 @@
 """Commands decided on the table as a process knows it, the append guarded by
 the table's version: what another process changed at the table is never
-decided around (two processes, one store, no service or scheduler)."""
+decided around (two processes, one store, no service or scheduler; the
+in-memory store and keys, which tests/contract holds to PostgreSQL's)."""
 
 from __future__ import annotations
 
-from muggins.eventstore.store import EventStore
+import pytest
+
+from muggins.domain.streams import table_stream
+from muggins.eventstore.memory import MemoryEventStore
 from muggins.rules.commands import StartHand
 from muggins.rules.game import legal_moves
-from muggins.streams import table_stream
 from muggins.tables.commands import Commands
 from muggins.tables.metrics import BroadcastClock
 from muggins.tables.next_step import Timings
 from muggins.tables.protocol import CreateTable, TakeSeat
+from muggins.tables.seat_keys import MemorySeatKeys
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
 
 
-def process(store: EventStore) -> tuple[Seating, Commands]:
+@pytest.fixture
+def memory_store() -> MemoryEventStore:
+    return MemoryEventStore()
+
+
+#: The keys every "process" shares, as they share PostgreSQL's tables.
+KEYS = MemorySeatKeys()
+
+
+def process(store: MemoryEventStore) -> tuple[Seating, Commands]:
     """One process's seating and commands (each with its own caches)."""
-    seating = Seating(store.pool, store)
+    seating = Seating(KEYS, store)
     return seating, Commands(store, seating, Timings(), BroadcastClock(), Wakeups())
 
 
 async def test_a_move_on_a_table_another_process_changed_is_decided_on_the_change(
-        store: EventStore) -> None:
+        memory_store: MemoryEventStore) -> None:
     """Process B gives seat 0 to a bot after A last read the table; A's
     person at seat 0 then moves.  Decided on A's table as it knew it, the
     move would leave the bot in the seat; the guard sends A to the store,
     and the move takes the seat back, as a move by the person does."""
-    seating_a, commands_a = process(store)
+    seating_a, commands_a = process(memory_store)
     table = await seating_a.open_table(CreateTable(seats=2))
     table_id = table.state.table_id
     for seat, name in ((0, "Ana"), (1, "Bea")):
@@ -40,7 +53,7 @@ async def test_a_move_on_a_table_another_process_changed_is_decided_on_the_chang
     mover = game.state.hand.turn
     known = await seating_a.table_as_known(table_id)
 
-    seating_b, _ = process(store)
+    seating_b, _ = process(memory_store)
     assert await seating_b.take_over(table_id, mover, "absent", game=1, version=game.version,
                                      hand=1)
     assert (await seating_a.table_as_known(table_id)).version == known.version  # A knows nothing
@@ -51,19 +64,19 @@ async def test_a_move_on_a_table_another_process_changed_is_decided_on_the_chang
     assert version > game.version
     after = await seating_a.table(table_id, fresh=True)
     assert after.state.seats[mover].takeover is None  # the person's move took it back
-    kinds = [r.event_type for r in await store.read_stream(table_stream(table_id))]
+    kinds = [r.event_type for r in await memory_store.read_stream(table_stream(table_id))]
     assert kinds[-2:] == ["BotTookOver", "PlayerReturned"]
 
 
 async def test_a_refusal_from_the_table_as_known_is_checked_against_the_store(
-        store: EventStore) -> None:
+        memory_store: MemoryEventStore) -> None:
     """A's table as it knew it has no game begun; B's seating began one.  A
     command A would refuse on what it knew is judged on the store's table."""
-    seating_a, commands_a = process(store)
+    seating_a, commands_a = process(memory_store)
     table = await seating_a.open_table(CreateTable(seats=2))
     table_id = table.state.table_id
     _, table = await seating_a.take_seat(table_id, 0, TakeSeat(name="Ana"))
-    seating_b, commands_b = process(store)
+    seating_b, commands_b = process(memory_store)
     _, table_b = await seating_b.take_seat(table_id, 1, TakeSeat(name="Bea"))
     await commands_b.begin(table_b)
     assert (await seating_a.table_as_known(table_id)).state.game == 0

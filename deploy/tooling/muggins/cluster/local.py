@@ -19,8 +19,6 @@ import random
 import shutil
 import signal
 import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -30,6 +28,7 @@ from pathlib import Path
 import msgspec
 
 from muggins.cluster.haproxy import haproxy_config
+from muggins.cluster.processes import answers_ok, muggins_command, muggins_environment, spawn
 from muggins.cluster.topology import (
     ADDRESS_SETTINGS,
     NATS_CLUSTER_NAME,
@@ -37,7 +36,7 @@ from muggins.cluster.topology import (
     MugginsProcess,
     muggins_processes,
 )
-from muggins.embedded import (
+from muggins.infra.embedded import (
     EmbeddedNats,
     EmbeddedPostgres,
     EmbeddedServerError,
@@ -46,7 +45,7 @@ from muggins.embedded import (
     wait_for_port,
     wait_gone,
 )
-from muggins.settings import SettingsError, load_settings
+from muggins.infra.settings import SettingsError, load_settings
 
 #: Ports a cluster keeps (chosen at its first ``up``): below Linux's default
 #: range for outgoing connections (32768-60999).
@@ -120,11 +119,6 @@ def _ours(instance: Instance) -> bool:
     """The instance's process runs: its pid is alive and is still that process."""
     return pid_alive(instance.pid) and (
         not instance.started or _start_time(instance.pid) == instance.started)
-
-
-def _muggins_command() -> list[str]:
-    script = Path(sys.executable).parent / "muggins"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "muggins.cli"]
 
 
 def haproxy_binary() -> str:
@@ -310,10 +304,7 @@ class LocalCluster:
             instance.started = _start_time(instance.pid)
         else:
             argv, environment = self._command(instance)
-            with open(self.logs / f"{name}.log", "ab") as log:
-                process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                           stdin=subprocess.DEVNULL, env=environment,
-                                           cwd=self.directory, start_new_session=True)
+            process = spawn(argv, environment, self.logs / f"{name}.log", cwd=self.directory)
             instance.pid = process.pid
             instance.started = _start_time(process.pid)
         self._save()
@@ -398,11 +389,11 @@ class LocalCluster:
         if not self.is_running(name):
             return False
         if instance.kind in ("service", "spectators"):
-            return _get_ok(f"http://127.0.0.1:{instance.port}/readyz")
+            return answers_ok(f"http://127.0.0.1:{instance.port}/readyz")
         if instance.kind == "nats":
-            return _get_ok(f"http://127.0.0.1:{instance.monitor_port}/healthz")
+            return answers_ok(f"http://127.0.0.1:{instance.monitor_port}/healthz")
         if instance.kind == "haproxy":
-            return _get_ok(f"{self.url}/healthz")
+            return answers_ok(f"{self.url}/healthz")
         return True
 
     def wait_ready(self, name: str, timeout: float = 60.0) -> None:
@@ -429,7 +420,7 @@ class LocalCluster:
         """Until the site answers /readyz through the load balancer."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if _get_ok(f"{self.url}/readyz"):
+            if answers_ok(f"{self.url}/readyz"):
                 return
             time.sleep(0.1)
         raise ClusterError(f"the site was not ready through HAProxy within {timeout:.0f} s")
@@ -439,9 +430,9 @@ class LocalCluster:
         deadline = time.monotonic() + timeout
         nodes = self.instances("nats")
         while time.monotonic() < deadline:
-            if all(_get_ok(f"http://127.0.0.1:{node.monitor_port}/healthz?js-enabled-only=true")
+            if all(answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz?js-enabled-only=true")
                    for node in nodes) and any(
-                    _get_ok(f"http://127.0.0.1:{node.monitor_port}/healthz") for node in nodes):
+                    answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz") for node in nodes):
                 return
             time.sleep(0.2)
         raise ClusterError(f"the NATS cluster had no JetStream quorum within {timeout:.0f} s")
@@ -470,10 +461,7 @@ class LocalCluster:
         # Its URLs whether it runs now or not (a process may start while it restarts).
         postgres.port = self._state.postgres_port
         postgres.passwords = postgres.load_passwords()
-        environment = {key: value for key, value in os.environ.items()
-                       if not key.startswith("MUGGINS_")}
-        environment.update(process.settings)
-        environment.update({
+        environment = muggins_environment({**process.settings, **{
             "MUGGINS_DATABASE_URL": postgres.service_url,
             "MUGGINS_MIGRATION_DATABASE_URL": postgres.owner_url,
             "MUGGINS_NATS_URL": self.nats_url,
@@ -483,9 +471,8 @@ class LocalCluster:
             "MUGGINS_LISTEN_PORT": str(instance.port),
             # HAProxy runs on loopback here: its X-Forwarded-For is believed.
             "MUGGINS_TRUSTED_PROXIES": "127.0.0.1",
-        })
-        environment.update(self._state.extra_settings)
-        return [*_muggins_command(), *process.argv], environment
+        }, **self._state.extra_settings})
+        return [*muggins_command(), *process.argv], environment
 
     def haproxy_config(self) -> str:
         def servers(kind: str) -> list[tuple[str, str]]:
@@ -499,11 +486,3 @@ class LocalCluster:
         if instance.pid is not None and _ours(instance):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(instance.pid, how)
-
-
-def _get_ok(url: str, timeout: float = 2.0) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException):
-        return False  # nothing there, or something that is not it

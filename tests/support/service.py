@@ -1,5 +1,6 @@
-"""The real table service (uvicorn, litestar) on real PostgreSQL and NATS,
-driven by real HTTP and WebSocket clients."""
+"""The real table service (uvicorn, litestar) on real PostgreSQL and NATS, in
+the test's own process: ``serve`` for a test that sets it up its own way, the
+``service`` fixture for the rest (a pytest plugin: tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ import uvicorn
 from litestar import Litestar
 
 from muggins.bootstrap import Infrastructure, infrastructure
-from muggins.embedded import EmbeddedNats, free_port
-from muggins.eventstore.migrations import OWNER_ROLE, SERVICE_ROLE
-from muggins.settings import Settings
+from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
+from muggins.infra.embedded import EmbeddedNats, free_port
+from muggins.infra.settings import Settings
 from muggins.tables.app import create_app
 from muggins.tables.runtime import Runtime, ServiceOptions
 from tests.support.servers import role_url
