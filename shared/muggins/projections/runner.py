@@ -19,9 +19,9 @@ import asyncio
 import contextlib
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import asyncpg
 import nats.errors
@@ -39,6 +39,7 @@ from muggins.infra.settings import Settings
 from muggins.infra.sql import load_queries
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
+Made = TypeVar("Made")
 log = structlog.get_logger(__name__)
 
 #: A connection lent by the pool: projections write through the runner's.
@@ -192,7 +193,7 @@ class ProjectorRunner:
                     await retry.pause(poll_interval)
                     continue
                 try:
-                    messages = await bell.fetch(500, timeout=poll_interval)
+                    messages = await _unless_stopped(stop, bell.fetch(500, timeout=poll_interval))
                 except TimeoutError:
                     continue  # quiet: poll the store anyway
                 except BELL_FAILURES as error:  # the bus away: the store poll covers it
@@ -201,6 +202,8 @@ class ProjectorRunner:
                     bell = None
                     await retry.pause(poll_interval)
                     continue
+                if messages is None:
+                    break  # stopped while waiting: a shutdown does not wait out the fetch
                 for message in messages:
                     with contextlib.suppress(*BELL_FAILURES):
                         await message.ack()
@@ -243,3 +246,21 @@ class ProjectorRunner:
             with contextlib.suppress(Exception):  # or a drain would wait for it
                 await bell.unsubscribe()
 
+
+async def _unless_stopped(stop: asyncio.Event, waited: Awaitable[Made]) -> Made | None:
+    """``waited``'s result, or None as soon as ``stop`` is set (``waited`` cancelled)."""
+    work = asyncio.ensure_future(waited)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({work, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:  # cancelled from outside: nothing is left running
+        work.cancel()
+        raise
+    finally:
+        stopping.cancel()
+    if work.done():
+        return work.result()
+    work.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await work
+    return None
