@@ -51,7 +51,7 @@ from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
 from tests.benchmarks.common import SMOKE, bench_setting, messages_until, percentile
 
-SECONDS = float(bench_setting("SECONDS", "30", "4"))
+SECONDS = float(bench_setting("SECONDS", "30", "2"))
 #: A server-side bot level for every table's second seat ("" : a client there too).
 BOTS = os.environ.get("MUGGINS_BENCH_BOTS", "")
 THINK = (0.8, 1.2)  # seconds a seat waits before it plays
