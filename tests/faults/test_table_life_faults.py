@@ -51,7 +51,7 @@ async def test_a_table_nobody_sits_at_closes_once_though_its_process_was_killed(
         idle = await create_table(http, seats=2)
     first.kill()
     events = await closed_within(store, idle, 30)
-    await asyncio.sleep(2.0)
+    await asyncio.sleep(2.0)  # a second close would be written in this time: none may be
     assert await table_events(store, idle) == events == ["TableOpened", "TableClosed"]
 
 
@@ -87,7 +87,7 @@ async def test_a_pause_survives_a_kill_and_two_processes_choose_once(
     assert all((life_of(s) or {}).get("kind") == "paused" for s in sockets)
     await asyncio.gather(*(s.send({"type": "decide", "choice": "end"}) for s in sockets))
     await closed_within(store, table_id, 30)
-    await asyncio.sleep(2.0)
+    await asyncio.sleep(2.0)  # a second decision would be written in this time: none may be
     events = await table_events(store, table_id)
     assert events.count("AbsenceDecided") == 1 and events.count("TableClosed") == 1, events
     assert len(await store.read_stream(game_stream(table_id, 1))) == paused_at

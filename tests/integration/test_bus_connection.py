@@ -112,7 +112,7 @@ async def test_a_protocol_error_closes_the_client_and_the_bus_rebuilds_it(
     await publish_from(nats_client, dropped_subject, b"must not arrive")
     await publish_from(nats_client, kept_subject, b"after the rebuild")
     assert (await next_message(kept)).data == b"after the rebuild"
-    await asyncio.sleep(0.2)
+    await asyncio.sleep(0.2)  # the dropped subject's message had this long to come: it may not
     assert dropped.empty()
 
     # Through the Bus as well, on the new client.
@@ -181,7 +181,7 @@ async def test_a_subscription_survives_a_server_restart(nats_server: EmbeddedNat
         await bus.subscribe(subject, into(received))
         nats_server.kill()
         await eventually(lambda: not bus.is_connected, "the Bus sees the server gone")
-        await asyncio.sleep(2.0)
+        await asyncio.sleep(2.0)  # the outage: the server away this long
         await asyncio.to_thread(nats_server.start)
         restarted = True
         await eventually(lambda: bus.is_connected, "nats-py reconnects", within=8.0)
@@ -231,10 +231,10 @@ async def test_the_bus_retries_until_nats_answers_and_close_stops_the_retrying(
         # Failing again, then closed in the middle of the retrying.
         bus._url = f"nats://127.0.0.1:{free_port()}"
         await bus.client.close()
-        await asyncio.sleep(REBUILD_CHECK * 3)
+        await asyncio.sleep(REBUILD_CHECK * 3)  # the watchdog retrying, a few rounds
     finally:
         await bus.close()
-    await asyncio.sleep(REBUILD_CHECK * 3)
+    await asyncio.sleep(REBUILD_CHECK * 3)  # rounds in which a survivor would rebuild: none may
     assert bus.rebuilds == 1
     assert not leftover_tasks(before)
 

@@ -102,7 +102,7 @@ async def test_a_person_who_leaves_gets_a_bot_for_the_hand_then_the_table_closes
         tables = [r.event_type for r in
                   await service.infra.store.read_stream(table_stream(table_id))]
         assert tables[-3:] == ["BotTookOver", "HandSealed", "TableClosed"], tables
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(1.0)  # a bot would play on in this time: none may
         assert len(await service.infra.store.read_stream(game_stream(table_id, 1))) == len(game)
         # Her game is an abandonment (before a whole hand of hers: unrated), never a win.
         ana = await board_line(service, table["preset"], "Ana")
@@ -194,7 +194,7 @@ async def test_two_people_one_leaves_the_game_pauses_and_the_other_ends_it(
         # Too early: refused, nothing written.
         await bea.send({"type": "decide", "choice": "end"})
         assert (await bea.until(lambda m: m["type"] == "error"))["code"] == "wait-first"
-        await asyncio.sleep(3.0)
+        await asyncio.sleep(3.0)  # the refused choice would be acted on in this time: it may not
         assert len(await service.infra.store.read_stream(game_stream(table_id, 1))) == dealt
         # Two choices at once: exactly one outcome.
         await bea.send({"type": "decide", "choice": "end"})
@@ -274,7 +274,7 @@ async def test_a_rematch_begins_when_everyone_still_seated_asks(service: Running
     # Asking twice writes nothing more.
     before = len(await service.infra.store.read_stream(table_stream(table_id)))
     await ana.send({"type": "rematch"})
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(0.3)  # a second ask would be written in this time: it may not
     assert len(await service.infra.store.read_stream(table_stream(table_id))) == before
     await bea.send({"type": "rematch"})
     await ana.until(lambda m: m["type"] == "game" and m["game"] == 2)
