@@ -59,6 +59,15 @@ class Load:
         now = time.monotonic() if now is None else now
         return [t for t, at in self.last_event.items() if now - at > STALL_SECONDS]
 
+    def problems(self) -> list[str]:
+        """What no run may show, however fast or slow: no move at all, an error,
+        a version gap, a stalled table."""
+        stalled = self.stalled()
+        return [what for what, wrong in (
+            ("no move", not self.moves), (f"{len(self.errors)} errors", self.errors),
+            (f"{self.gaps} version gaps", self.gaps),
+            (f"{len(stalled)} stalled tables", stalled)) if wrong]
+
     def summary(self, seconds: float) -> str:
         p50 = percentile(self.latencies, 0.50)
         p99 = percentile(self.latencies, 0.99)
