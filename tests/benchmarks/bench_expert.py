@@ -20,6 +20,10 @@ and the expert must beat it at the same budget.  ``--generic`` runs that
 yardstick here (random playouts, no game weight, no proofs from draws and
 passes).  Exits 1 when a bar is missed.  Never collected by pytest (its
 name does not start with ``test_``).
+
+``--smoke``: one deal per seating (each played from both sides) at 5 ms a
+decision, in two processes: the same path, every game played to its end
+with the expert deciding and searching; the bars not judged.
 """
 
 from __future__ import annotations
@@ -62,6 +66,8 @@ GAMES: dict[tuple[str, int, bool], int] = {
 GENERIC_REFERENCE = {35.0: 0.65, 200.0: 0.80}
 #: What ``--generic`` changes: the issue's yardstick, not the expert.
 GENERIC = {"greedy_rate": 0.0, "game_bonus": 0.0, "missed_points_weight": 1.0}
+#: ``--smoke``: games per seating (rounded up to one deal), ms per decision, processes.
+SMOKE_GAMES, SMOKE_BUDGET_MS, SMOKE_PROCESSES = 1, 5.0, 2
 
 
 class Setup(msgspec.Struct, frozen=True):
@@ -79,6 +85,8 @@ class GameResult(msgspec.Struct, frozen=True):
 
     expert_won: bool
     drawn: bool
+    #: The game reached its GameEnded (self-play's loop stops only at game over).
+    ended: bool
     hands: int
     expert_points: int
     other_points: int
@@ -146,6 +154,7 @@ def play_one(setup: Setup, deal: int, expert_side: int) -> GameResult:
     points = [0] * rules.side_count
     hands = 0
     winner: int | None = None
+    ended = False
     for result in play_game_commands(rules, game_seed, bots):
         for event in result.events:
             if isinstance(event, PointsScored):
@@ -153,11 +162,12 @@ def play_one(setup: Setup, deal: int, expert_side: int) -> GameResult:
             elif isinstance(event, HandStarted):
                 hands += 1
             elif isinstance(event, GameEnded):
-                winner = event.winner_side
+                winner, ended = event.winner_side, True
     others = sum(points) - points[expert_side]
     return GameResult(
         expert_won=winner == expert_side,
         drawn=winner is None,
+        ended=ended,
         hands=hands,
         expert_points=points[expert_side],
         other_points=others // max(1, rules.side_count - 1),
@@ -172,13 +182,16 @@ def _play_task(task: tuple[Setup, int, int]) -> GameResult:
     return play_one(setup, deal, side)
 
 
-def run(setup: Setup, games: int, processes: int, first_deal: int = 0) -> bool | None:
+def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
+        judged: bool = True) -> tuple[bool | None, list[str]]:
     """Play ``games`` games (rounded up to whole duplicates) and print the figures.
 
     Deals are numbered from ``first_deal``, so a later run can add new deals to
     an earlier one's instead of replaying them.
 
-    True or False: the bar for this seating was met or missed; None: it has none.
+    True or False: the bar for this seating was met or missed; None: it has
+    none, or it is not ``judged``.  Then what went wrong whatever the bar: a
+    game that did not end, had no hand, or where the expert never decided.
     """
     rules = preset(setup.preset, setup.seats, setup.partnerships)
     sides = rules.side_count
@@ -204,12 +217,19 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0) -> bool |
     decisions = [s for r in results for s in r.decision_seconds]
     iterations = sum(r.iterations for r in results)
     search_seconds = sum(r.search_seconds for r in results)
+    seating = f"{setup.seats} seats" + (" in partnerships" if setup.partnerships else "")
+    broken = [f"{setup.preset}, {seating}: {count} {what}" for what, count in (
+        ("games that did not end", sum(not r.ended for r in results)),
+        ("games without a hand", sum(not r.hands for r in results)),
+        ("games where the expert never decided", sum(not r.decision_seconds for r in results)),
+    ) if count]
+    if not iterations:
+        broken.append(f"{setup.preset}, {seating}: the expert never searched")
     effort = (
         f"{setup.iterations} iterations per decision"
         if setup.iterations is not None
         else f"{setup.budget_ms:g} ms per decision"
     )
-    seating = f"{setup.seats} seats" + (" in partnerships" if setup.partnerships else "")
     kind = "generic ISMCTS (random playouts)" if setup.generic else "expert"
     print(f"\n{kind} vs greedy: {setup.preset}, {seating}, {effort}")
     print(f"  games:                {played} ({deals} deals x {sides} seatings, deals "
@@ -232,12 +252,17 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0) -> bool |
         figures = ", ".join(f"~{share:.0%} at {ms:g} ms" for ms, share in GENERIC_REFERENCE.items())
         print(f"  generic ISMCTS (issue #16's measure): {figures}"
               + (f"; here {wins / played:.1%} at the same budget" if reference else ""))
+    for line in broken:
+        print(f"  BROKEN: {line}")
     if bar is None or setup.generic:
-        return None
+        return None, broken
+    if not judged:
+        print(f"  bar: >= {bar:.0%} of games won: not judged at smoke size")
+        return None, broken
     met = wins / played >= bar
     print(f"  bar: >= {bar:.0%} of games won: {'met' if met else 'MISSED'}"
           + ("" if low >= bar else f" (the interval's low end {low:.1%} is below it)"))
-    return met
+    return met, broken
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -257,7 +282,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the issue's yardstick: ISMCTS with random playouts")
     parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                         help="a SearchSettings field, e.g. --set greedy_rate=0.7")
+    parser.add_argument("--smoke", action="store_true",
+                        help="tiny sizes, the same path (whatever --games, --budget-ms, "
+                        "--iterations and --processes say); the bars not judged")
     args = parser.parse_args(argv)
+    smoke = args.smoke
+    if smoke:
+        args.games, args.budget_ms = SMOKE_GAMES, SMOKE_BUDGET_MS
+        args.iterations, args.processes = None, SMOKE_PROCESSES
     knobs: dict[str, object] = dict(GENERIC) if args.generic else {}
     for item in args.set:
         name, _, value = item.partition("=")
@@ -273,10 +305,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         setup = Setup(name, seats, partners, args.budget_ms, args.iterations, args.generic,
                       settings)
         games = args.games or GAMES.get((name, seats, partners), 200)
-        results.append(run(setup, games, args.processes, args.first_deal))
-    missed = [r for r in results if r is False]
-    print("\nbars met" if not missed else "\nBARS MISSED")
-    return 1 if missed else 0
+        results.append(run(setup, games, args.processes, args.first_deal, judged=not smoke))
+    broken = [line for _, lines in results for line in lines]
+    if smoke:
+        print("\nsmoke run: ok" if not broken else f"\nSMOKE RUN BROKEN: {'; '.join(broken)}")
+        return 1 if broken else 0
+    missed = [met for met, _ in results if met is False]
+    print("\nbars met" if not missed and not broken else "\nBARS MISSED")
+    return 1 if missed or broken else 0
 
 
 if __name__ == "__main__":

@@ -26,6 +26,11 @@ loopback is used.  MUGGINS_FAULTS_COMMAND runs another build's ``muggins``.
 
     python -m tests.benchmarks.bench_restarts
     MUGGINS_BENCH_SECONDS=60 MUGGINS_BENCH_TABLES=50 python -m tests.benchmarks.bench_restarts
+
+``--smoke``: 3 tables (one with a person) for 10 s, a restart every 2 s,
+quick bots (0.05 s, games to 50) so that games finish and are replaced; the
+same bars, and at least one restart, one game verified and one play of the
+person's confirmed.
 """
 
 from __future__ import annotations
@@ -33,7 +38,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
-import os
 import sys
 import tempfile
 import time
@@ -48,20 +52,23 @@ from muggins.eventstore.store import EventStore
 from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
+from tests.benchmarks.common import SMOKE, bench_setting
 from tests.support.processes import ServiceProcess, serve_arguments
 from tests.support.scripted_players import ScriptedHuman, bot_table, human_table
 from tests.support.store_watch import store_at
 
-SECONDS = float(os.environ.get("MUGGINS_BENCH_SECONDS", "180"))
-TABLES = int(os.environ.get("MUGGINS_BENCH_TABLES", "200"))
-RESTART_EVERY = float(os.environ.get("MUGGINS_BENCH_RESTART_EVERY", "20"))
+SECONDS = float(bench_setting("SECONDS", "180", "10"))
+TABLES = int(bench_setting("TABLES", "200", "3"))
+RESTART_EVERY = float(bench_setting("RESTART_EVERY", "20", "2"))
 #: One table in ten has a person at seat 0.
 PEOPLE_EVERY = 10
-BOT_DELAY = 0.5
-HAND_PAUSE = 1.0
+#: At smoke size, quick bots and short games: some end (to be verified and
+#: replaced) within the run.
+BOT_DELAY = 0.05 if SMOKE else 0.5
+HAND_PAUSE = 0.2 if SMOKE else 1.0
 CLOCK = 5
 #: About 115 moves (a minute or more) a game for bots; shorter for people.
-BOT_TARGET = 250
+BOT_TARGET = 50 if SMOKE else 250
 PERSON_TARGET = 150
 THINK = 0.5
 POLL_EVERY = 1.0
@@ -273,6 +280,13 @@ async def play(service: ServiceProcess, database_url: str) -> int:
         print(f"   error: {line}")
     met = not run.stalls and not lost and not problems and not run.errors
     print("bar met" if met else "BAR MISSED (no stall, no move lost, every game verified)")
+    if SMOKE:
+        broken = [what for what, wrong in (
+            ("the bar missed", not met), ("no restart", not run.restarts),
+            ("no game verified", not verified), ("no play of a person confirmed", not plays),
+        ) if wrong]
+        print("smoke run: ok" if not broken else f"SMOKE RUN BROKEN: {', '.join(broken)}")
+        return 1 if broken else 0
     return 0 if met else 1
 
 
