@@ -419,10 +419,15 @@ async def main() -> int:
           f"two people; {SECONDS:.0f} s a run; floods: {', '.join(FLOODS)}", flush=True)
     rows: list[tuple[str, float, float]] = []
     broken: list[str] = []
+    # At smoke size one set of servers serves every run (nothing is judged
+    # that an earlier run's tables could sway, and starting them is most of
+    # a smoke run's time).
+    shared = contextlib.ExitStack()
+    kept = shared.enter_context(bench_servers()) if SMOKE else None
     for flood_kind in [None, *FLOODS]:
         # Fresh servers for each run: a run's tables, left to their bots when
         # its clients go, would go on playing through the next run's.
-        with bench_servers() as (folder, env):
+        with contextlib.nullcontext(kept) if kept else bench_servers() as (folder, env):
             probes, outcomes, rows_per_second = await one_run(folder, env, flood_kind)
             replies, players = probes.experts.replies, probes.players.latencies
             label = flood_kind or "nobody flooding"
@@ -448,6 +453,7 @@ async def main() -> int:
             ) if count]
             if wrong:
                 broken.append(f"{label} ({', '.join(wrong)})")
+    shared.close()
     _, expert_base, players_base = rows[0]
     met = True
     for label, expert_p50, players_p99 in rows[1:]:
