@@ -1,0 +1,529 @@
+// The board's geometry: where every tile of a layout goes in a box.  Pure (no
+// DOM, no clock): node's test runner checks it over many random hands
+// (tests/client/layout.test.mjs) and board.js only draws what it returns.
+//
+// World units: half a tile is 1 x 1, so a tile is 2 x 1 along its line and a
+// double lies across it (1 along, 2 across).  `unit` is how many CSS pixels
+// one world unit takes: the shorter side of every tile.
+//
+// How the line is laid, as on a real table: the lead (or the spinner) sits
+// near the middle; each arm runs straight from its root until the box's edge
+// (or another arm) stops it, turns a corner and snakes back one row further
+// out, so the layout fills the felt instead of shrinking to a thread.  The
+// long line's left arm snakes upward and its right arm downward; a spinner's
+// short arms run up and down a column kept free for them, then turn
+// clockwise and snake back toward the middle.  Doubles lie across and never
+// turn a corner's first half; a spinner and the tile after it lie straight,
+// because its sides are its short arms.
+//
+// The tiles keep the biggest size from `maxTile` down to `minTile` at which
+// everything fits in the box.  Past `minTile` they stay that size and the
+// drawing grows taller than the box (the page scrolls it).
+
+// Clearance between tiles that do not touch by design (world units).
+const GAP = 0.5;
+// Between the tiles and the box's edges.
+const MARGIN = 0.3;
+// The sizes tried, from the biggest down: each this much of the one before.
+const STEP = 0.88;
+// Where the lead may sit, as fractions of the box, tried in this order: an
+// arm that holds most of the tiles gets more room on its side.
+const PLACES = [
+  [0.5, 0.5], [0.5, 0.38], [0.5, 0.62], [0.4, 0.5], [0.6, 0.5],
+  [0.38, 0.38], [0.62, 0.62], [0.38, 0.62], [0.62, 0.38],
+  [0.5, 0.25], [0.5, 0.75], [0.25, 0.5], [0.75, 0.5],
+];
+// Placements tried per attempt (with backtracking) before it gives up.
+const BUDGET = 800;
+// A tile needs at least this much felt (world units squared): 2 of its own,
+// and its share of the room between rows.
+const ROOM_PER_TILE = 3;
+// How much taller than the box the drawing may grow, tried in this order.
+const TALLER = [1.25, 1.5, 1.75, 2, 2.5, 3, 4, 6, 8];
+const EPSILON = 1e-9;
+
+export const DEFAULT_MIN_TILE = 24;
+export const DEFAULT_MAX_TILE = 48;
+
+// Screen directions (y grows downward).
+const clockwise = ([x, y]) => [-y, x];
+const counterClockwise = ([x, y]) => [y, -x];
+const add = (p, d, k = 1) => [p[0] + d[0] * k, p[1] + d[1] * k];
+const negate = ([x, y]) => [-x, -y];
+const horizontal = (d) => d[1] === 0;
+
+// A rectangle from `start`, `length` along `dir`, `thickness` across it.
+function along(start, dir, length, thickness) {
+  const end = add(start, dir, length);
+  if (horizontal(dir)) {
+    return { x0: Math.min(start[0], end[0]), x1: Math.max(start[0], end[0]),
+      y0: start[1] - thickness / 2, y1: start[1] + thickness / 2 };
+  }
+  return { x0: start[0] - thickness / 2, x1: start[0] + thickness / 2,
+    y0: Math.min(start[1], end[1]), y1: Math.max(start[1], end[1]) };
+}
+
+// Whether two rectangles come closer than `gap` (0: whether they overlap).
+export function near(a, b, gap = 0) {
+  return a.x0 < b.x1 + gap - EPSILON && b.x0 < a.x1 + gap - EPSILON
+    && a.y0 < b.y1 + gap - EPSILON && b.y0 < a.y1 + gap - EPSILON;
+}
+
+function pad(rect, by) {
+  return { x0: rect.x0 - by, y0: rect.y0 - by, x1: rect.x1 + by, y1: rect.y1 + by };
+}
+
+const isDouble = (tile) => tile[0] === tile[1];
+
+// The places a tile may go from an arm's open end, best first.  `state`:
+// where the arm's end is (`c`, the middle of its open edge), which way it
+// grows (`d`), how thick its last tile is across `d`, and where it is in its
+// snake (`phase`: "line" along a row, "stem" a spinner's short arm running
+// up or down, "corner" just turned toward `a`, the way its rows advance).
+function options(state, double, straightOnly, detach = false) {
+  const straight = () => {
+    const length = double ? 1 : 2;
+    const thickness = double ? 2 : 1;
+    return { rect: along(state.c, state.d, length, thickness), c: add(state.c, state.d, length),
+      d: state.d, thick: thickness, phase: state.phase, a: state.a, row: state.row };
+  };
+  // A corner: the new tile leaves the last one's outer half sideways, toward `t`.
+  const turn = (t, phase, a, row) => {
+    const start = add(add(state.c, state.d, -0.5), t, state.thick / 2);
+    const length = double ? 1 : 2;
+    const thickness = double ? 2 : 1;
+    return { rect: along(start, t, length, thickness), c: add(start, t, length), d: t,
+      thick: thickness, phase, a, row };
+  };
+  if (straightOnly) {
+    if (!detach || double) return [straight()];
+    // A short arm that cannot start at its spinner's end starts further out
+    // along the same line, joined to it by a link.
+    return [straight(), ...[1, 2, 3, 4, 6, 8, 12].map((k) => {
+      const start = add(state.c, state.d, k);
+      return { rect: along(start, state.d, 2, 1), c: add(start, state.d, 2), d: state.d, thick: 1,
+        phase: state.phase, a: state.a, row: state.row, link: { from: state.c, to: start, length: k } };
+    })];
+  }
+  if (state.phase === "stem") {
+    // Up (or down) until stopped, then clockwise into a row that snakes back
+    // toward the middle.
+    const back = negate(state.d);
+    return [straight(), turn(clockwise(state.d), "line", back, null),
+      turn(counterClockwise(state.d), "line", back, null)];
+  }
+  if (state.phase === "corner") {
+    // Just turned toward `a`: back along the row it came from, one row further out.
+    return [turn(negate(state.row), "line", state.a, null), straight(),
+      turn(state.row, "line", state.a, null)];
+  }
+  return [straight(), turn(state.a, "corner", state.a, state.d),
+    turn(negate(state.a), "corner", negate(state.a), state.d)];
+}
+
+// What every try of a board shares: each arm's tiles in the order they are laid: round by round (the first
+// tile of every arm, then the second...), a spinner's short arms from the
+// round after it.  Roughly the order they were played in, so that no arm
+// takes the room the others need next to the middle.
+function schedule(board) {
+  const arms = board.arms || [];
+  const places = board.spinner_places || [];
+  const start = new Map([[0, 0], [1, 0]]);
+  const steps = [];
+  const lead = places.find((p) => p.arm === -1);
+  if (lead) lead.short_arms.forEach((arm) => start.set(arm, 0));
+  // Spinners come in the order they were played, so a spinner's own arm
+  // has its start before the spinner is met.
+  for (const place of places) {
+    if (place.arm === -1 || !start.has(place.arm)) continue;
+    for (const arm of place.short_arms) start.set(arm, start.get(place.arm) + place.position + 1);
+  }
+  for (const [arm, first] of start) {
+    const tiles = arms[arm]?.tiles ?? [];
+    tiles.forEach((tile, index) => steps.push({ arm, index, time: first + index, tile }));
+  }
+  steps.sort((p, q) => p.time - q.time || p.arm - q.arm);
+  // The arm each short arm grows from, and the spinners by where they lie.
+  const parent = new Map();
+  const spinnerAt = new Map();
+  for (const place of places) {
+    for (const arm of place.short_arms) parent.set(arm, place.arm);
+    if (place.arm !== -1) spinnerAt.set(`${place.arm}/${place.position}`, place);
+  }
+  return { board, steps, armOrder: [...start.keys()].filter((arm) => arms[arm]), parent, spinnerAt };
+}
+
+// One try: the lead at (lx, ly) in a W x H box.  The laid tiles and each
+// open end's place for a next tile, or null when something does not fit.
+//
+// `level` 0 is the table as it should look.  A few boards of every-double
+// games hold spinners so close together that their arms cannot all run
+// straight out of them; for those each level gives a little more: 1 lets
+// any spinner but the lead open the other way round and leaves an end
+// without a place for its target (its button still plays there), 2 keeps
+// only the first tile's room of the lead spinner's columns, 3 lets the tile
+// after a spinner turn a corner and tiles that are not joined touch (they
+// never overlap), and 4 lets a tile that must start at a spinner start
+// further out along its line, joined to it by a link.
+function attempt(plan, W, H, lx, ly, budget, level = 0, greedy = false) {
+  const { board, steps, armOrder, parent, spinnerAt } = plan;
+  const arms = board.arms || [];
+  const places = board.spinner_places || [];
+  const lead = board.lead;
+  const inside = (r) => r.x0 >= MARGIN - EPSILON && r.y0 >= MARGIN - EPSILON
+    && r.x1 <= W - MARGIN + EPSILON && r.y1 <= H - MARGIN + EPSILON;
+  // Laid tiles: {rect, anchor (the number of the tile it is joined to), arm, index, tile, spinner}.
+  const laid = [];
+  // Room kept for a spinner's short arms: {rect, arm, hard}.  Hard when the
+  // arm holds tiles; an empty arm's room gives way to a tile that has no
+  // other place (a spinner, or the first tile of a short arm).
+  const kept = [];
+  // Room kept for an arm is free to the arms that grow out of it (a
+  // spinner in a kept column opens sideways).
+  const mayUse = (arm, owner) => {
+    for (let at = arm; at !== undefined && at !== -1; at = parent.get(at)) if (at === owner) return true;
+    return false;
+  };
+  const hasTiles = (arm) => Boolean(arms[arm]?.tiles?.length);
+  const gap = level < 3 ? GAP : 0;
+
+  // Whether `rect`, joined to tile number `anchor`, fits for `arm`.  When it
+  // does not, the laid tiles whose moving might make room go into
+  // `culprits` (the search jumps back to the latest of them).
+  const fits = (rect, anchor, arm, rigid, culprits) => {
+    if (!inside(rect)) {
+      culprits.add(anchor); // this arm should have turned sooner
+      return false;
+    }
+    const joined = laid[anchor];
+    for (let i = 0; i < laid.length; i++) {
+      const other = laid[i];
+      // Its neighbours may touch it (never overlap it); any other tile keeps its distance.
+      const neighbour = i === anchor || (joined && i === joined.anchor) || other.anchor === anchor;
+      if (near(rect, other.rect, neighbour ? 0 : gap)) {
+        culprits.add(i).add(anchor);
+        return false;
+      }
+    }
+    for (const room of kept) {
+      if ((room.hard || !rigid) && !mayUse(arm, room.arm) && near(rect, room.rect)) {
+        culprits.add(room.by).add(anchor);
+        return false;
+      }
+    }
+    return true;
+  };
+
+  // The lead, and the start of every arm that grows from it.
+  const leadDouble = isDouble(lead);
+  const leadSpinner = places.find((p) => p.arm === -1);
+  const leadRect = leadDouble
+    ? { x0: lx - 0.5, x1: lx + 0.5, y0: ly - 1, y1: ly + 1 }
+    : { x0: lx - 1, x1: lx + 1, y0: ly - 0.5, y1: ly + 0.5 };
+  laid.push({ rect: leadRect, anchor: -1, arm: -1, index: 0,
+    tile: leadDouble ? [lead[0], lead[1]] : [lead[1], lead[0]], spinner: Boolean(leadSpinner) });
+  const half = leadDouble ? 0.5 : 1;
+  const thick = leadDouble ? 2 : 1;
+  const state = new Map();
+  const afterSpinner = level < 3;
+  state.set(0, { c: [lx - half, ly], d: [-1, 0], thick, anchor: 0, phase: "line", a: [0, -1], row: null,
+    straightOnly: Boolean(leadSpinner) && afterSpinner });
+  state.set(1, { c: [lx + half, ly], d: [1, 0], thick, anchor: 0, phase: "line", a: [0, 1], row: null,
+    straightOnly: Boolean(leadSpinner) && afterSpinner });
+  if (leadSpinner) {
+    const [up, down] = leadSpinner.short_arms;
+    state.set(up, { c: [lx, ly - 1], d: [0, -1], thick: 1, anchor: 0, phase: "stem", a: null, row: null, straightOnly: true });
+    state.set(down, { c: [lx, ly + 1], d: [0, 1], thick: 1, anchor: 0, phase: "stem", a: null, row: null, straightOnly: true });
+    // Their whole columns, to the box's edges: the long line's rows stop short of them.
+    const reach = level < 2 ? H : 2;
+    kept.push({ arm: up, by: 0, hard: hasTiles(up), rect: { x0: lx - 1.5, x1: lx + 1.5, y0: Math.max(0, ly - 1 - reach), y1: ly - 1 } });
+    kept.push({ arm: down, by: 0, hard: hasTiles(down), rect: { x0: lx - 1.5, x1: lx + 1.5, y0: ly + 1, y1: ly + 1 + reach } });
+  }
+
+  // A spinner just laid at `rect` (growing along `d`): its short arms start
+  // at its two ends, the first one ("up") toward the top of the screen (to
+  // the left when its arm runs up or down; the other way round when
+  // `flip`), and the room for their first tiles is kept.  False (the tiles
+  // in the way in `culprits`) when an arm that holds tiles has no room there.
+  const openSpinner = (place, rect, d, number, flip, culprits) => {
+    const centre = [(rect.x0 + rect.x1) / 2, (rect.y0 + rect.y1) / 2];
+    const sides = [counterClockwise(d), clockwise(d)].sort((p, q) => (p[1] - q[1]) || (p[0] - q[0]));
+    if (flip) sides.reverse();
+    for (let k = 0; k < 2; k++) {
+      const arm = place.short_arms[k];
+      const side = sides[k];
+      const start = add(centre, side, 1);
+      const first = arms[arm]?.tiles?.[0];
+      const double = first ? isDouble(first) : false;
+      const room = along(start, side, double ? 1 : 2, double ? 2 : 1);
+      if (first) {
+        if (!fits(room, number, arm, true, culprits)) return false;
+        kept.push({ arm, by: number, rect: room, hard: true });
+      } else if (!laid.some((other, i) => i !== number && near(room, other.rect, 0))) {
+        kept.push({ arm, by: number, rect: room, hard: false });
+      }
+      state.set(arm, { c: start, d: side, thick: 1, anchor: number,
+        phase: horizontal(side) ? "line" : "stem", a: horizontal(side) ? clockwise(side) : null,
+        row: null, straightOnly: true });
+    }
+    return true;
+  };
+
+  // The first place a next tile could take at each open end (where a
+  // player's target goes), each clear of the tiles and of the places before
+  // it; null when an arm that should grow has none.
+  const endPlaces = () => {
+    const taken = [];
+    const found = {};
+    const clear = (rect, arm, anchor) => {
+      if (!inside(rect)) return false;
+      for (let i = 0; i < laid.length; i++) {
+        if (near(rect, laid[i].rect, i === anchor ? 0 : gap / 2)) return false;
+      }
+      for (const room of kept) if (room.hard && !mayUse(arm, room.arm) && near(rect, room.rect)) return false;
+      return !taken.some((other) => near(rect, other, gap / 2));
+    };
+    for (const arm of armOrder) {
+      const end = state.get(arm);
+      const open = arms[arm]?.open;
+      if (!end || open === null || open === undefined) continue;
+      let place = options(end, false, end.straightOnly).find((choice) => clear(choice.rect, arm, end.anchor));
+      if (!place) {
+        // No room for a whole tile: a square beside the end will do for a target.
+        const square = along(end.c, end.d, 1, 1);
+        if (clear(square, arm, end.anchor)) place = { rect: square, d: end.d };
+      }
+      if (!place) {
+        // An empty side of a spinner of every double may wait: its button
+        // plays there, and the next board makes room.
+        if (level === 0 && (hasTiles(arm) || arm < 4)) return null;
+        continue;
+      }
+      taken.push(place.rect);
+      found[arm] = { rect: place.rect, d: place.d };
+    }
+    return found;
+  };
+
+  // Depth-first over the steps: each tile takes its first place that fits.
+  // When none does, the search jumps back to the latest tile among those in
+  // the way (conflict-directed backjumping: the tiles of other arms laid in
+  // between had nothing to do with it), which tries its next place.
+  const frames = [];
+  const undo = (k) => {
+    const frame = frames[k];
+    laid.pop();
+    kept.length = frame.kept;
+    state.set(steps[k].arm, frame.from);
+  };
+  let k = 0;
+  for (;;) {
+    let culprits;
+    if (k === steps.length) {
+      const ends = endPlaces();
+      if (ends) return { laid, ends, W, H };
+      if (k === 0) return null;
+      // (an end without room: whatever came last tries again)
+      culprits = new Set([k]);
+    } else {
+      const step = steps[k];
+      let frame = frames[k];
+      if (!frame) {
+        const from = state.get(step.arm);
+        if (!from) return null; // an arm whose root was never laid: not a board we know
+        const spinner = spinnerAt.get(`${step.arm}/${step.index}`);
+        const rigid = from.straightOnly || Boolean(spinner);
+        const choices = options(from, isDouble(step.tile), rigid, level >= 4 && !spinner && laid[from.anchor]?.spinner);
+        // A spinner of every double (its arms are "arm 5", "arm 6": no up or
+        // down to keep) may open the other way round when its arms would
+        // run into a neighbour's.
+        if (spinner && (spinner.short_arms[0] > 3 || level > 0)) choices.push({ ...choices[0], flip: true });
+        frame = { from, spinner, rigid, tried: 0, kept: kept.length, choices, culprits: new Set() };
+        frames[k] = frame;
+      }
+      let placed = false;
+      while (frame.tried < frame.choices.length) {
+        const choice = frame.choices[frame.tried++];
+        if (--budget.left < 0) return null;
+        if (!fits(choice.rect, frame.from.anchor, step.arm, frame.rigid, frame.culprits)) continue;
+        if (choice.link && !fits(along(choice.link.from, choice.d, choice.link.length, 0.2),
+          frame.from.anchor, step.arm, true, frame.culprits)) continue;
+        const number = laid.length;
+        const [inner, outer] = step.tile;
+        const forward = choice.d[0] > 0 || choice.d[1] > 0;
+        laid.push({ rect: choice.rect, anchor: frame.from.anchor, arm: step.arm, index: step.index,
+          tile: forward ? [inner, outer] : [outer, inner], spinner: Boolean(frame.spinner), link: choice.link });
+        if (frame.spinner) {
+          const culprits = new Set();
+          if (!openSpinner(frame.spinner, choice.rect, choice.d, number, choice.flip, culprits)) {
+            laid.pop();
+            kept.length = frame.kept;
+            culprits.delete(number);
+            for (const culprit of culprits) frame.culprits.add(culprit);
+            frame.culprits.add(frame.from.anchor);
+            continue;
+          }
+        }
+        state.set(step.arm, { c: choice.c, d: choice.d, thick: choice.thick, anchor: number, phase: choice.phase,
+          a: choice.a, row: choice.row, straightOnly: Boolean(frame.spinner) && afterSpinner });
+        placed = true;
+        break;
+      }
+      if (placed) {
+        k += 1;
+        continue;
+      }
+      culprits = frame.culprits;
+      frames[k] = undefined;
+    }
+    if (greedy) return null;
+    // Laid tile n was laid by step n - 1 (the lead is tile 0 and moves for nobody).
+    let target = -1;
+    for (const culprit of culprits) target = Math.max(target, culprit - 1);
+    if (target < 0 || target >= k) return null;
+    for (let back = k - 1; back > target; back--) {
+      undo(back);
+      frames[back] = undefined;
+    }
+    undo(target);
+    for (const culprit of culprits) if (culprit - 1 < target) frames[target].culprits.add(culprit);
+    k = target;
+  }
+}
+
+// A target's area: its place, grown into the free felt around it (never over
+// a tile or another target) so that a finger finds it.
+function targetArea(place, laid, others, W, H) {
+  for (const by of [0.6, 0.4, 0.2, 0]) {
+    const grown = pad(place, by);
+    if (grown.x0 < 0 || grown.y0 < 0 || grown.x1 > W || grown.y1 > H) continue;
+    if (laid.some((tile) => near(grown, tile.rect, 0.05))) continue;
+    if (others.some((other) => near(grown, other, 0.05))) continue;
+    return grown;
+  }
+  return place;
+}
+
+// The scales tried, in CSS pixels per world unit, biggest first.
+function ladder(minTile, maxTile) {
+  const sizes = [];
+  for (let size = maxTile; size > minTile + 0.5; size *= STEP) sizes.push(size);
+  sizes.push(minTile);
+  return sizes;
+}
+
+/**
+ * Where every tile of `board` (a layout as the server's views carry it:
+ * lead, arms with their tiles as [inner, outer] from the root, spinner_places)
+ * goes in a box of `width` x `height` CSS pixels.
+ *
+ * Returns {unit, width, height, overflow, tiles, ends}: `unit` the pixels of a
+ * world unit (a tile's shorter side, never under `minTile`); `width` and
+ * `height` the drawing's size in world units (bigger than the box only when
+ * `overflow`); `tiles` [{tile: [first, second] (left or top first), x, y,
+ * width, height, arm (-1: the lead), index, spinner, lead}]; `ends`
+ * {arm: {arm, open, place: {x, y, width, height} where a next tile would go,
+ * target: the place grown into free felt, dir}} for every open end with room.
+ */
+export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, maxTile = DEFAULT_MAX_TILE } = {}) {
+  const boxWidth = Math.max(1, width || 0);
+  const boxHeight = Math.max(1, height || 0);
+  const smallest = Math.max(1, Math.min(minTile, maxTile));
+  const biggest = Math.max(smallest, maxTile);
+  if (!board || !board.lead) {
+    const unit = biggest;
+    return { unit, width: boxWidth / unit, height: boxHeight / unit, overflow: false, tiles: [], ends: {} };
+  }
+  const plan = schedule(board);
+  // How strict a drawing this board allows (see `attempt`): tried once on
+  // a felt big enough for any line, so the search below does not try in
+  // vain at every size.
+  const tiles = plan.steps.length + 1;
+  const roomy = 4 * tiles + 12;
+  let level = 0;
+  while (level < 4 && !attempt(plan, roomy, roomy, roomy / 2, roomy / 2, { left: 50 * BUDGET }, level)) level += 1;
+  const tryAt = (unit, W, H, { greedy = false, places = PLACES.length } = {}) => {
+    // Too little felt for this many tiles, however they are laid.
+    if (W * H < ROOM_PER_TILE * tiles) return null;
+    for (const [fx, fy] of PLACES.slice(0, places)) {
+      // On the half-unit grid, so that tiles meet exactly (no rounding in the distances).
+      const lx = Math.round(fx * W * 2) / 2;
+      const ly = Math.round(fy * H * 2) / 2;
+      const result = attempt(plan, W, H, lx, ly, { left: greedy ? Infinity : BUDGET }, level, greedy);
+      if (result) return { ...result, unit };
+    }
+    return null;
+  };
+  // First every size with each tile in its first place that fits (the
+  // regular snake), then every size again letting tiles try other places
+  // (a smaller regular snake reads better than a bigger tangle).
+  const sizes = ladder(smallest, biggest);
+  const atSize = (i, greedy) => tryAt(sizes[i], boxWidth / sizes[i], boxHeight / sizes[i], { greedy });
+  let found = null;
+  for (let i = 0; !found && i < sizes.length; i++) found = atSize(i, true);
+  if (!found) {
+    // The biggest size that fits, halving the sizes left (a smaller size
+    // leaves more room, so what fits stays fitting further down).
+    let lo = 0;
+    let hi = sizes.length - 1;
+    found = atSize(hi, false);
+    // (a search cut short by its budget can miss at one size and not at another)
+    for (let i = 0; !found && i < hi; i++) found = atSize(i, false);
+    while (found && lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const there = atSize(mid, false);
+      if (there) {
+        found = there;
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+  }
+  for (let i = 0; !found && i < TALLER.length; i++) {
+    found = tryAt(smallest, boxWidth / smallest, (boxHeight * TALLER[i]) / smallest, { places: 3 });
+  }
+  for (let wider = 1.5; !found && wider < 64; wider *= 1.5) {
+    found = tryAt(smallest, (boxWidth * wider) / smallest, (boxHeight * wider * 2) / smallest, { places: 3 });
+  }
+  if (!found) throw new Error("no layout found for this board");
+  return finish(found, board, boxWidth / found.unit, boxHeight / found.unit);
+}
+
+// Centre what was laid in the box (or, taller than the box, in a drawing
+// just big enough), with the targets' places.
+function finish(found, board, boxW, boxH) {
+  const places = found.ends;
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  const grow = (r) => {
+    minX = Math.min(minX, r.x0); minY = Math.min(minY, r.y0);
+    maxX = Math.max(maxX, r.x1); maxY = Math.max(maxY, r.y1);
+  };
+  for (const tile of found.laid) grow(tile.rect);
+  for (const place of Object.values(places)) grow(place.rect);
+  const W = Math.max(boxW, maxX - minX + 2 * MARGIN);
+  const H = Math.max(boxH, maxY - minY + 2 * MARGIN);
+  const dx = (W - (maxX - minX)) / 2 - minX;
+  const dy = (H - (maxY - minY)) / 2 - minY;
+  const moved = (r) => ({ x0: r.x0 + dx, y0: r.y0 + dy, x1: r.x1 + dx, y1: r.y1 + dy });
+  const box = (r) => ({ x: r.x0, y: r.y0, width: r.x1 - r.x0, height: r.y1 - r.y0 });
+  const tiles = found.laid.map((tile) => ({
+    tile: tile.tile, ...box(moved(tile.rect)), arm: tile.arm, index: tile.index,
+    spinner: tile.spinner, lead: tile.arm === -1,
+    ...(tile.link ? { link: { x1: tile.link.from[0] + dx, y1: tile.link.from[1] + dy, x2: tile.link.to[0] + dx, y2: tile.link.to[1] + dy } } : {}),
+  }));
+  const laidMoved = found.laid.map((tile) => ({ rect: moved(tile.rect) }));
+  const ends = {};
+  const areas = [];
+  for (const [arm, place] of Object.entries(places)) {
+    const rect = moved(place.rect);
+    const area = targetArea(rect, laidMoved, areas, W, H);
+    areas.push(area);
+    ends[arm] = { arm: Number(arm), open: board.arms[arm].open, dir: place.d, place: box(rect), target: box(area) };
+  }
+  const overflow = W > boxW + 1e-6 || H > boxH + 1e-6;
+  return { unit: found.unit, width: W, height: H, overflow, tiles, ends };
+}
