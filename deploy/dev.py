@@ -15,8 +15,9 @@ installed.
     python3 deploy/dev.py cluster up|down|status   # the whole site on this machine
 
 ``test`` also installs the Debian packages the tests need (Chromium for the
-browser tests, HAProxy for the cluster tests) where it may: as root or with
-sudo; otherwise it says what to install.
+browser tests, HAProxy for the cluster tests, Node.js for the web client's
+own tests, which ``--fast`` runs too) where it may: as root or with sudo;
+otherwise it says what to install.
 """
 
 from __future__ import annotations
@@ -80,9 +81,12 @@ def run(args: list[str]) -> int:
     return _run(str(BIN / "muggins"), *(args or ["serve"]))
 
 
-#: What the tests need from Debian beside Python: the browser tests' Chromium
-#: and the cluster tests' load balancer (program -> package).
-SYSTEM_PACKAGES = {"chromium": "chromium", "haproxy": "haproxy"}
+#: What the tests need from Debian beside Python: the browser tests' Chromium,
+#: the cluster tests' load balancer and Node.js for the web client's own tests
+#: (tests/client: `node --test`) (program -> package).
+SYSTEM_PACKAGES = {"chromium": "chromium", "haproxy": "haproxy", "node": "nodejs"}
+#: What the tests that need no server (``test --fast``) need of them.
+FAST_PACKAGES = ("node",)
 
 
 def _found(program: str) -> bool:
@@ -92,11 +96,11 @@ def _found(program: str) -> bool:
         Path(folder, program).exists() for folder in ("/usr/sbin", "/usr/bin"))
 
 
-def ensure_system_packages() -> int:
-    """Install the Debian packages the tests need where this user can (root,
-    or sudo without a password); otherwise say what to install (the tests
-    that need them then fail, saying so too; the others run)."""
-    missing = [package for program, package in SYSTEM_PACKAGES.items() if not _found(program)]
+def ensure_system_packages(programs: tuple[str, ...] = tuple(SYSTEM_PACKAGES)) -> int:
+    """Install the Debian packages the tests need (for ``programs``) where this
+    user can (root, or sudo without a password); otherwise say what to install
+    (the tests that need them then fail, saying so too; the others run)."""
+    missing = [SYSTEM_PACKAGES[program] for program in programs if not _found(program)]
     if not missing:
         return 0
     apt = shutil.which("apt-get")
@@ -116,7 +120,7 @@ def ensure_system_packages() -> int:
             ).returncode == 0
             if installed:
                 return 0
-    print(f"warning: the browser and cluster tests need these Debian packages: "
+    print(f"warning: the browser, cluster and web client tests need these Debian packages: "
           f"{' '.join(missing)}; install them (as root: apt-get install {' '.join(missing)}), "
           "or those tests fail", file=sys.stderr)
     return 0
@@ -139,10 +143,9 @@ def test(args: list[str]) -> int:
             args = ["-n", workers, "--dist", "loadgroup", *args]
     if fast:
         args = ["-m", "not servers", *args]
-    else:
-        code = ensure_system_packages()
-        if code:
-            return code
+    code = ensure_system_packages(FAST_PACKAGES if fast else tuple(SYSTEM_PACKAGES))
+    if code:
+        return code
     for step in (
         [str(PYTHON), "-m", "ruff", "check", "."],
         [str(PYTHON), "-m", "mypy"],
@@ -175,8 +178,7 @@ def cluster(args: list[str]) -> int:
     """``muggins cluster ARGS``: the local cluster (deploy/README.md)."""
     ensure_environment()
     if args[:1] == ["up"] and not _found("haproxy"):
-        SYSTEM_PACKAGES.pop("chromium")
-        code = ensure_system_packages()
+        code = ensure_system_packages(("haproxy",))
         if code:
             return code
     return _run(str(BIN / "muggins"), "cluster", *(args or ["status"]))
