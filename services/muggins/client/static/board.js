@@ -1,13 +1,17 @@
-// Domino tiles and the layout, drawn as SVG.
+// Domino tiles and the board, drawn as SVG from the geometry layout.js
+// works out (where every tile goes, in world units: half a tile is 1 x 1).
 //
-// World units: one half-tile is a 1 x 1 square, so a tile is 2 x 1 along its
-// line and a double lies crosswise (1 along, 2 across).  Each arm grows from
-// its root; after RUN tiles it turns clockwise, so the arms of a spinner make
-// a pinwheel instead of running off the screen, and the SVG's viewBox is the
-// bounding box of everything: the layout always fits its frame as it grows.
+// drawBoard measures the box it draws in, asks layout.js for the biggest
+// tiles that fit (never under `minTile` CSS px: past that the drawing grows
+// taller than its frame, which scrolls to the last move and the chosen end),
+// and draws: the tiles, the last one highlighted, and for a tile that fits
+// more than one end a target beside each of those ends (never over a tile),
+// the tile shown where it would go.  It draws again when its box changes
+// size.
+
+import { DEFAULT_MAX_TILE, layoutBoard } from "./layout.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const RUN = 6;
 
 function svgElement(name, attributes = {}) {
   const element = document.createElementNS(SVG, name);
@@ -65,143 +69,174 @@ export function tileSvg(tile, label) {
   return svg;
 }
 
-const clockwise = ([dx, dy]) => [-dy, dx];
-const counterClockwise = ([dx, dy]) => [dy, -dx];
-const add = (p, d, k = 1) => [p[0] + d[0] * k, p[1] + d[1] * k];
+// What each board was last drawn with, to draw it again when its box changes
+// size, and the geometry of that box and layout, reused while neither changes.
+const drawn = new WeakMap();
+const watching = typeof ResizeObserver === "function"
+  ? new ResizeObserver((entries) => {
+    for (const entry of entries) {
+      const svg = entry.target.matches("svg") ? entry.target : entry.target.querySelector(":scope > svg");
+      const last = svg && drawn.get(svg);
+      if (!last) continue;
+      const { width, height } = boxOf(svg, last.options.frame);
+      if (width !== last.width || height !== last.height) drawBoard(svg, last.layout, { ...last.options, animate: false });
+    }
+  })
+  : null;
 
-// A rectangle from `start`, `length` along `dir`, `thickness` across it.
-function rectangle(start, dir, length, thickness) {
-  const end = add(start, dir, length);
-  if (dir[1] === 0) {
-    return { x: Math.min(start[0], end[0]), y: start[1] - thickness / 2, width: length, height: thickness };
-  }
-  return { x: start[0] - thickness / 2, y: Math.min(start[1], end[1]), width: thickness, height: length };
+// The box a board is laid in (CSS px): its scrolling frame's, or its own.
+function boxOf(svg, frame) {
+  const holder = frame ?? svg;
+  const width = holder.clientWidth || holder.getBoundingClientRect().width;
+  const height = holder.clientHeight || holder.getBoundingClientRect().height;
+  return { width: Math.floor(width), height: Math.floor(height) };
 }
 
-// Where every tile goes: [{tile: [first, second], x, y, width, height, spinner}],
-// and every arm's open end: {arm, point, dir}.
-export function arrange(layout) {
-  const placed = [];
-  const ends = {};
-  if (!layout || !layout.lead) return { placed, ends };
-  const spinners = layout.spinner_places || [];
-  const spinnerAt = (arm, position) => spinners.find((s) => s.arm === arm && s.position === position);
-  const isSpinner = (tile) => (layout.spinners || []).some((s) => s[0] === tile[0] && s[1] === tile[1]);
-  const lead = layout.lead;
-  const starts = {};
-  if (lead[0] === lead[1]) {
-    placed.push({ tile: [lead[0], lead[1]], x: -0.5, y: -1, width: 1, height: 2, spinner: isSpinner(lead) });
-    starts[0] = { point: [-0.5, 0], dir: [-1, 0] };
-    starts[1] = { point: [0.5, 0], dir: [1, 0] };
-    const own = spinnerAt(-1, 0);
-    if (own) {
-      starts[own.short_arms[0]] = { point: [0, -1], dir: [0, -1] };
-      starts[own.short_arms[1]] = { point: [0, 1], dir: [0, 1] };
-    }
-  } else {
-    // The lead's high half starts arm 0 (left), its low half arm 1 (right).
-    placed.push({ tile: [lead[1], lead[0]], x: -1, y: -0.5, width: 2, height: 1, spinner: false });
-    starts[0] = { point: [-1, 0], dir: [-1, 0] };
-    starts[1] = { point: [1, 0], dir: [1, 0] };
-  }
-  const arms = layout.arms || [];
-  const done = new Set();
-  const walk = (arm) => {
-    if (done.has(arm) || !starts[arm] || !arms[arm]) return;
-    done.add(arm);
-    let cursor = starts[arm].point;
-    let dir = starts[arm].dir;
-    let run = 0;
-    let lastWasDouble = false;
-    arms[arm].tiles.forEach(([inner, outer], position) => {
-      const double = inner === outer;
-      if (!double && !lastWasDouble && run >= RUN) {
-        const turned = clockwise(dir);
-        cursor = add(add(cursor, dir, -0.5), turned, 0.5);
-        dir = turned;
-        run = 0;
-      }
-      const length = double ? 1 : 2;
-      const box = rectangle(cursor, dir, length, double ? 2 : 1);
-      // Drawing order is left-to-right / top-to-bottom: flip when growing the other way.
-      const forward = dir[0] > 0 || dir[1] > 0;
-      const tile = double ? [inner, outer] : forward ? [inner, outer] : [outer, inner];
-      const spinner = spinnerAt(arm, position);
-      placed.push({ tile, ...box, spinner: Boolean(spinner) });
-      if (spinner) {
-        // Its first short arm is the one people call "up": drawn toward the
-        // top of the screen (toward the left when the arm runs up or down),
-        // whichever way the arm it lies on grows.
-        const centre = add(cursor, dir, 0.5);
-        const [up, down] = [counterClockwise(dir), clockwise(dir)]
-          .sort((a, b) => (a[1] - b[1]) || (a[0] - b[0]));
-        starts[spinner.short_arms[0]] = { point: add(centre, up, 1), dir: up };
-        starts[spinner.short_arms[1]] = { point: add(centre, down, 1), dir: down };
-      }
-      cursor = add(cursor, dir, length);
-      run += 1;
-      lastWasDouble = double;
-    });
-    ends[arm] = { arm, point: cursor, dir, open: arms[arm].open };
-    for (const place of spinners) {
-      if (place.arm === arm) place.short_arms.forEach(walk);
-    }
-  };
-  walk(0);
-  walk(1);
-  for (const place of spinners) if (place.arm === -1) place.short_arms.forEach(walk);
-  return { placed, ends };
+const sameTile = (a, b) => Boolean(a && b) && Math.min(...a) === Math.min(...b) && Math.max(...a) === Math.max(...b);
+
+// The pending tile as it would lie at an end: the half that matches the
+// open number against the end, so a player sees the tile where it goes.
+function ghostHalves(tile, open, dir) {
+  const outer = tile[0] === open ? tile[1] : tile[0];
+  return dir[0] > 0 || dir[1] > 0 ? [open, outer] : [outer, open];
 }
 
-// Draw the layout into `svg` (emptied first).  `targets`: arms to offer as
-// drop places, each clickable (calls onTarget(arm)).
-// `last`: the tile played last, highlighted (and sliding in when `animate`).
-export function drawBoard(svg, layout, { targets = [], onTarget = null, endLabel = (arm) => String(arm), last = null, animate = false } = {}) {
+/**
+ * Draw `layout` (a board as the server's views carry it, or null) into `svg`
+ * (emptied first).  Options: `targets` the arms to offer for the `pending`
+ * tile, each a target that calls onTarget(arm) when clicked, tapped or
+ * chosen with Enter (the arm's end tile, when it ends that arm alone, too);
+ * `chosen` the arm chosen now (drawn in the chosen end's colour);
+ * `endLabel(arm)` the end's name for screen readers and tooltips; `last` the
+ * tile played last (highlighted, sliding in when `animate`); `frame` the
+ * element that scrolls the board when it is taller than the box (its size
+ * is the box); `minTile` and `maxTile` the tiles' shorter side in CSS px.
+ */
+export function drawBoard(svg, layout, options = {}) {
+  const {
+    targets = [], onTarget = null, endLabel = (arm) => String(arm), last = null, animate = false,
+    pending = null, chosen = null, frame = null,
+    minTile = frame ? 24 : 6, maxTile = DEFAULT_MAX_TILE,
+  } = options;
+  let { width, height } = boxOf(svg, frame);
+  const sized = width > 0 && height > 0;
+  if (!sized) {
+    // Not on screen yet (a result being built): a guess, drawn again once it has a size.
+    width = 600;
+    height = 320;
+  }
+  const before = drawn.get(svg);
+  const key = JSON.stringify([layout, width, height, minTile, maxTile]);
+  const geometry = before?.key === key ? before.geometry : layoutBoard(layout, { width, height, minTile, maxTile });
+  if (watching && !before) watching.observe(frame ?? svg);
+  drawn.set(svg, { layout, options, key, geometry, width: sized ? width : 0, height: sized ? height : 0 });
+
   svg.replaceChildren();
-  const { placed, ends } = arrange(layout);
-  const isLast = (tile) => last && Math.min(...tile) === Math.min(...last) && Math.max(...tile) === Math.max(...last);
-  let box = placed.length ? { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity }
-    : { minX: -6, minY: -3.5, maxX: 6, maxY: 3.5 };
-  const grow = (x, y, w, h) => {
-    box = { minX: Math.min(box.minX, x), minY: Math.min(box.minY, y), maxX: Math.max(box.maxX, x + w), maxY: Math.max(box.maxY, y + h) };
-  };
-  for (const p of placed) {
-    const group = drawTile(svg, p.tile[0], p.tile[1], p.x, p.y, p.width, p.height, p.spinner ? { "data-spinner": "true" } : {});
-    if (p.spinner) group.classList.add("spinner");
-    if (isLast(p.tile)) {
+  svg.setAttribute("viewBox", `0 0 ${geometry.width} ${geometry.height}`);
+  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  svg.dataset.unit = geometry.unit.toFixed(2);
+  svg.dataset.overflow = geometry.overflow ? "true" : "false";
+  if (frame) {
+    // Exactly the box, or taller (and the frame scrolls): one world unit is `unit` px.
+    svg.style.width = `${geometry.width * geometry.unit}px`;
+    svg.style.height = `${geometry.height * geometry.unit}px`;
+  }
+  const offered = targets.filter((arm) => geometry.ends[arm]);
+  // A tile that ends one offered arm alone is a place to tap too.
+  const endTiles = new Map();
+  for (const arm of offered) {
+    const tiles = geometry.tiles.filter((t) => t.arm === arm);
+    const end = tiles.length ? tiles[tiles.length - 1] : null;
+    if (end && !offered.some((other) => other !== arm && geometry.tiles.filter((t) => t.arm === other).pop() === end)) {
+      endTiles.set(end, arm);
+    }
+  }
+  let lastPlaced = null;
+  for (const placed of geometry.tiles) {
+    if (placed.link) {
+      svg.append(svgElement("line", { x1: placed.link.x1, y1: placed.link.y1, x2: placed.link.x2, y2: placed.link.y2, class: "link" }));
+    }
+    const extra = { "data-arm": placed.arm, "data-index": placed.index };
+    if (placed.spinner) extra["data-spinner"] = "true";
+    const group = drawTile(svg, placed.tile[0], placed.tile[1], placed.x, placed.y, placed.width, placed.height, extra);
+    if (placed.spinner) group.classList.add("spinner");
+    if (sameTile(placed.tile, last)) {
+      lastPlaced = placed;
       group.classList.add("last");
       if (animate) group.classList.add("arriving");
     }
-    grow(p.x, p.y, p.width, p.height);
+    const arm = endTiles.get(placed);
+    if (arm !== undefined && onTarget) {
+      group.classList.add("end-tile");
+      group.dataset.end = String(arm);
+      group.addEventListener("click", () => onTarget(arm));
+    }
   }
-  for (const arm of targets) {
-    const end = ends[arm];
-    if (!end) continue;
-    const centre = add(end.point, end.dir, 1);
-    const target = svgElement("g", { class: "end-target", "data-end": arm, tabindex: 0, role: "button", "aria-label": endLabel(arm) });
-    // Wide enough for its word ("izquierda" too).
-    const width = Math.max(2.2, 0.3 * String(endLabel(arm)).length + 0.6);
-    target.append(svgElement("rect", { x: centre[0] - width / 2, y: centre[1] - 0.7, width, height: 1.4, rx: 0.35 }));
-    const text = svgElement("text", { x: centre[0], y: centre[1] + 0.17, "text-anchor": "middle", "font-size": 0.48 });
-    text.textContent = endLabel(arm);
-    target.append(text);
+  const places = [];
+  for (const arm of offered) {
+    const end = geometry.ends[arm];
+    const target = svgElement("g", { class: `end-target${arm === chosen ? " chosen" : ""}`, "data-end": arm, tabindex: 0, role: "button", "aria-label": endLabel(arm) });
+    const title = svgElement("title");
+    title.textContent = endLabel(arm);
+    target.append(title);
+    const area = end.target;
+    target.append(svgElement("rect", { x: area.x, y: area.y, width: area.width, height: area.height, rx: 0.3, class: "hit" }));
+    const place = end.place;
+    if (pending && place.width !== place.height) {
+      const [first, second] = ghostHalves(pending, end.open, end.dir);
+      const ghost = drawTile(target, first, second, place.x, place.y, place.width, place.height);
+      // A picture of where the tile would go, not a tile on the board.
+      ghost.setAttribute("class", "ghost");
+      ghost.removeAttribute("data-tile");
+    }
+    target.append(svgElement("rect", { x: place.x + 0.04, y: place.y + 0.04, width: place.width - 0.08, height: place.height - 0.08, rx: 0.14, class: "outline" }));
     if (onTarget) {
       target.addEventListener("click", () => onTarget(arm));
-      target.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") onTarget(arm); });
+      target.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          event.stopPropagation();
+          onTarget(arm);
+        }
+      });
     }
     svg.append(target);
-    grow(centre[0] - width / 2 - 0.1, centre[1] - 1.2, width + 0.2, 2.4);
+    places.push({ arm, ...place });
   }
-  // At least this much table shows, around what is on it: a lone lead is a
-  // tile, not a billboard, and stays in the middle.
-  const widen = (low, high, least) => {
-    const missing = Math.max(0, least - (high - low)) / 2;
-    return [low - missing, high + missing];
-  };
-  [box.minX, box.maxX] = widen(box.minX, box.maxX, 12);
-  [box.minY, box.maxY] = widen(box.minY, box.maxY, 7);
-  const margin = 0.6;
-  svg.setAttribute("viewBox", `${box.minX - margin} ${box.minY - margin} ${box.maxX - box.minX + 2 * margin} ${box.maxY - box.minY + 2 * margin}`);
-  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
-  return { placed, ends };
+  if (frame && geometry.overflow) {
+    // Taller than its frame: the last move and the open ends in view when
+    // they fit in it together, else the chosen end (else the last move).
+    const ends = Object.values(geometry.ends).map((end) => end.place);
+    const together = around([lastPlaced, ...ends].filter(Boolean));
+    const fits = together && together.height * geometry.unit <= frame.clientHeight
+      && together.width * geometry.unit <= frame.clientWidth;
+    const focus = fits ? together : places.find((p) => p.arm === chosen) ?? lastPlaced ?? places[0];
+    if (focus) showInFrame(frame, focus, geometry.unit);
+  }
+  return geometry;
+}
+
+// The rectangle around `rects` (null when there are none).
+function around(rects) {
+  if (!rects.length) return null;
+  const x = Math.min(...rects.map((r) => r.x));
+  const y = Math.min(...rects.map((r) => r.y));
+  const right = Math.max(...rects.map((r) => r.x + r.width));
+  const bottom = Math.max(...rects.map((r) => r.y + r.height));
+  return { x, y, width: right - x, height: bottom - y };
+}
+
+// Scroll `frame` so that `rect` (world units) is in view, when it is not yet.
+function showInFrame(frame, rect, unit) {
+  const top = rect.y * unit;
+  const bottom = (rect.y + rect.height) * unit;
+  const left = rect.x * unit;
+  const right = (rect.x + rect.width) * unit;
+  const margin = Math.min(unit, Math.max(0, (frame.clientHeight - (bottom - top)) / 2));
+  if (top - margin < frame.scrollTop || bottom + margin > frame.scrollTop + frame.clientHeight) {
+    frame.scrollTop = Math.max(0, (top + bottom) / 2 - frame.clientHeight / 2);
+  }
+  if (left - margin < frame.scrollLeft || right + margin > frame.scrollLeft + frame.clientWidth) {
+    frame.scrollLeft = Math.max(0, (left + right) / 2 - frame.clientWidth / 2);
+  }
 }

@@ -42,6 +42,9 @@ const ROOM_PER_TILE = 3;
 const TALLER = [1.25, 1.5, 1.75, 2, 2.5, 3, 4, 6, 8];
 const EPSILON = 1e-9;
 
+// The least table that shows (world units), whatever lies on it.
+const TABLE = [12, 8];
+
 export const DEFAULT_MIN_TILE = 24;
 export const DEFAULT_MAX_TILE = 48;
 
@@ -87,9 +90,11 @@ function options(state, double, straightOnly, detach = false) {
     return { rect: along(state.c, state.d, length, thickness), c: add(state.c, state.d, length),
       d: state.d, thick: thickness, phase: state.phase, a: state.a, row: state.row };
   };
-  // A corner: the new tile leaves the last one's outer half sideways, toward `t`.
-  const turn = (t, phase, a, row) => {
-    const start = add(add(state.c, state.d, -0.5), t, state.thick / 2);
+  // A corner: the new tile leaves the last one's outer half sideways, toward
+  // `t`.  A double lies across its new way, over the outer half's middle
+  // (or, `flush`, no further out than the last tile: at the box's edge).
+  const turn = (t, phase, a, row, flush = false) => {
+    const start = add(add(state.c, state.d, flush ? -1 : -0.5), t, state.thick / 2);
     const length = double ? 1 : 2;
     const thickness = double ? 2 : 1;
     return { rect: along(start, t, length, thickness), c: add(start, t, length), d: t,
@@ -117,8 +122,10 @@ function options(state, double, straightOnly, detach = false) {
     return [turn(negate(state.row), "line", state.a, null), straight(),
       turn(state.row, "line", state.a, null)];
   }
-  return [straight(), turn(state.a, "corner", state.a, state.d),
+  const line = [straight(), turn(state.a, "corner", state.a, state.d),
     turn(negate(state.a), "corner", negate(state.a), state.d)];
+  if (double) line.push(turn(state.a, "corner", state.a, state.d, true));
+  return line;
 }
 
 // What every try of a board shares: each arm's tiles in the order they are laid: round by round (the first
@@ -165,7 +172,7 @@ function schedule(board) {
 // after a spinner turn a corner and tiles that are not joined touch (they
 // never overlap), and 4 lets a tile that must start at a spinner start
 // further out along its line, joined to it by a link.
-function attempt(plan, W, H, lx, ly, budget, level = 0, greedy = false) {
+function attempt(plan, W, H, lx, ly, budget, level = 0) {
   const { board, steps, armOrder, parent, spinnerAt } = plan;
   const arms = board.arms || [];
   const places = board.spinner_places || [];
@@ -247,6 +254,14 @@ function attempt(plan, W, H, lx, ly, budget, level = 0, greedy = false) {
   // in the way in `culprits`) when an arm that holds tiles has no room there.
   const openSpinner = (place, rect, d, number, flip, culprits) => {
     const centre = [(rect.x0 + rect.x1) / 2, (rect.y0 + rect.y1) / 2];
+    // The tile after it on its arm goes straight on: room for it first.
+    const after = arms[place.arm]?.tiles?.[place.position + 1];
+    if (after && afterSpinner) {
+      const double = isDouble(after);
+      const room = along(add(centre, d, 0.5), d, double ? 1 : 2, double ? 2 : 1);
+      if (!fits(room, number, place.arm, true, culprits)) return false;
+      kept.push({ arm: place.arm, by: number, rect: room, hard: true });
+    }
     const sides = [counterClockwise(d), clockwise(d)].sort((p, q) => (p[1] - q[1]) || (p[0] - q[0]));
     if (flip) sides.reverse();
     for (let k = 0; k < 2; k++) {
@@ -376,7 +391,6 @@ function attempt(plan, W, H, lx, ly, budget, level = 0, greedy = false) {
       culprits = frame.culprits;
       frames[k] = undefined;
     }
-    if (greedy) return null;
     // Laid tile n was laid by step n - 1 (the lead is tile 0 and moves for nobody).
     let target = -1;
     for (const culprit of culprits) target = Math.max(target, culprit - 1);
@@ -429,7 +443,9 @@ export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, 
   const boxWidth = Math.max(1, width || 0);
   const boxHeight = Math.max(1, height || 0);
   const smallest = Math.max(1, Math.min(minTile, maxTile));
-  const biggest = Math.max(smallest, maxTile);
+  // At least a table of 12 x 8 half tiles shows: a short line is a few tiles
+  // on the felt, not a billboard that turns after two of them.
+  const biggest = Math.max(smallest, Math.min(maxTile, boxWidth / TABLE[0], boxHeight / TABLE[1]));
   if (!board || !board.lead) {
     const unit = biggest;
     return { unit, width: boxWidth / unit, height: boxHeight / unit, overflow: false, tiles: [], ends: {} };
@@ -449,14 +465,16 @@ export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, 
       // On the half-unit grid, so that tiles meet exactly (no rounding in the distances).
       const lx = Math.round(fx * W * 2) / 2;
       const ly = Math.round(fy * H * 2) / 2;
-      const result = attempt(plan, W, H, lx, ly, { left: greedy ? Infinity : BUDGET }, level, greedy);
+      // (a quick look, with few tiles tried again, finds the regular snake)
+      const result = attempt(plan, W, H, lx, ly, { left: greedy ? 4 * tiles : BUDGET }, level);
       if (result) return { ...result, unit };
     }
     return null;
   };
-  // First every size with each tile in its first place that fits (the
-  // regular snake), then every size again letting tiles try other places
-  // (a smaller regular snake reads better than a bigger tangle).
+  // First every size with a quick look (each tile in its first place that
+  // fits, a few tried again: the regular snake), then every size again
+  // letting tiles try many places (a smaller regular snake reads better
+  // than a bigger tangle).
   const sizes = ladder(smallest, biggest);
   const atSize = (i, greedy) => tryAt(sizes[i], boxWidth / sizes[i], boxHeight / sizes[i], { greedy });
   let found = null;

@@ -498,9 +498,18 @@ function onEvent(event, message) {
 
 // ------------------------------------------------------------------ drawing
 
+// The table's board: tiles at least 26 px (their faces 24: issue #25), its frame
+// scrolling past that.
+const BOARD = { frame: null, minTile: 26, maxTile: 44 };
+
+function boardOptions() {
+  BOARD.frame = $("board-frame");
+  return BOARD;
+}
+
 function showWaiting() {
   $("turn").textContent = t("table.waiting");
-  drawBoard($("layout"), null);
+  drawBoard($("layout"), null, boardOptions());
 }
 
 function setView(view) {
@@ -570,18 +579,21 @@ function render() {
   const pending = state.pending;
   $("layout").dataset.arms = String(view.layout.arms.filter((arm) => arm.tiles.length).length);
   drawBoard($("layout"), view.layout, {
+    ...boardOptions(),
     targets: pending ? pending.ends.filter((end) => end !== null) : [],
+    pending: pending ? pending.tile : null,
+    chosen: pending ? pending.ends[pending.chosen] : null,
     onTarget: (end) => play(pending.tile, end),
     endLabel: endName,
     last: state.lastTile,
     animate: state.arriving,
   });
   state.arriving = false;
-  if (pending) {
-    const chosen = pending.ends[pending.chosen];
-    for (const target of $("layout").querySelectorAll(".end-target")) {
-      target.classList.toggle("chosen", Number(target.dataset.end) === chosen);
-    }
+  for (const target of pending ? $("layout").querySelectorAll(".end-target") : []) {
+    // Pointing at an end chooses it (and its button shows so), as ↑ ↓ do.
+    const index = pending.ends.indexOf(Number(target.dataset.end));
+    target.addEventListener("pointerenter", () => chooseEnd(index));
+    target.addEventListener("focus", () => chooseEnd(index));
   }
   describeBoard(view);
   renderHand();
@@ -593,6 +605,7 @@ function render() {
 // The board in words, for screen readers: each open end, the count, the last move.
 function describeBoard(view) {
   const layout = view.layout;
+  const lastLine = layout.lead ? [...$("log").querySelectorAll("li:not(.log-heading)")].pop() : null;
   let text;
   if (!layout.lead) {
     text = t("table.boardEmpty");
@@ -600,10 +613,11 @@ function describeBoard(view) {
     const ends = layout.arms.filter((arm) => arm.open !== null)
       .map((arm) => t("table.boardEnd", { end: endName(arm.end), n: arm.open }));
     text = `${ends.join(", ")}; ${t("table.boardCount", { count: layout.count })}.`;
-    const lastLine = [...$("log").querySelectorAll("li:not(.log-heading)")].pop();
     if (lastLine) text += ` ${t("table.lastMove", { move: lastLine.textContent })}`;
   }
   $("board-description").textContent = t("table.board", { description: text });
+  // And under the board, in the felt's strip (the history is far below on a phone).
+  $("last-move").textContent = lastLine?.textContent ?? "";
 }
 
 function legalEnds(tile) {
@@ -670,21 +684,46 @@ function renderPrompt() {
     return;
   }
   prompt.hidden = false;
+  // In the felt's strip, right above the hand: nothing moves.
+  prompt.setAttribute("aria-label", t("table.chooseEnd"));
   prompt.replaceChildren(
-    el("span", {}, t("table.chooseEnd")),
+    el("span", { class: "prompt-text" }, t("table.whichEnd")),
     ...pending.ends.map((end, index) => el("button", {
-      type: "button", class: `end-choice${index === pending.chosen ? "" : " secondary"}`, dataset: { end: String(end) },
+      type: "button", class: `secondary end-choice${index === pending.chosen ? " chosen" : ""}`,
+      dataset: { end: String(end) }, "aria-pressed": index === pending.chosen ? "true" : "false",
       onclick: () => play(pending.tile, end),
-    }, endChoice(pending.tile, end))),
-    el("button", { type: "button", class: "secondary", onclick: () => { state.pending = null; render(); } }, t("table.cancel")),
+      onpointerenter: () => chooseEnd(index),
+      onfocus: () => chooseEnd(index),
+      "aria-label": endChoice(pending.tile, end),
+    }, endChoice(pending.tile, end, "table.endCountShort"))),
+    el("button", { type: "button", class: "secondary", id: "cancel-end", "aria-label": t("table.cancel"), title: t("table.cancel"),
+      onclick: () => { state.pending = null; render(); } }, "✕"),
   );
 }
 
-// "left → count 10" where the table shows the count a play leaves.
-function endChoice(tile, end) {
+// The end chosen (by ↑ ↓, or pointing at a target or a button): one colour
+// for it on the board and in the prompt, without drawing either again (a
+// redraw would lose the pointer and the focus).
+function chooseEnd(index) {
+  const pending = state.pending;
+  if (!pending || index < 0 || index === pending.chosen) return;
+  pending.chosen = index;
+  const chosen = pending.ends[index];
+  for (const target of $("layout").querySelectorAll(".end-target")) {
+    target.classList.toggle("chosen", Number(target.dataset.end) === chosen);
+  }
+  for (const button of $("prompt").querySelectorAll(".end-choice")) {
+    const mine = Number(button.dataset.end) === chosen;
+    button.classList.toggle("chosen", mine);
+    button.setAttribute("aria-pressed", mine ? "true" : "false");
+  }
+}
+
+// "left → count 10" (`words`: "left → 10") where the table shows the count a play leaves.
+function endChoice(tile, end, words = "table.endCount") {
   const legal = state.view.legal.find((l) => l.tile[0] === tile[0] && l.tile[1] === tile[1] && l.end === end);
   return legal && legal.count !== null && legal.count !== undefined
-    ? t("table.endCount", { end: endName(end), count: legal.count }) : endName(end);
+    ? t(words, { end: endName(end), count: legal.count }) : endName(end);
 }
 
 // ------------------------------------------------------------------ the table's life
@@ -914,8 +953,7 @@ function onKey(event) {
     event.preventDefault();
   } else if ((event.key === "ArrowUp" || event.key === "ArrowDown") && pending) {
     const step = event.key === "ArrowDown" ? 1 : -1;
-    pending.chosen = (pending.chosen + step + pending.ends.length) % pending.ends.length;
-    render();
+    chooseEnd((pending.chosen + step + pending.ends.length) % pending.ends.length);
     event.preventDefault();
   } else if (event.key === "Enter" && !(event.target.tagName === "BUTTON" && !event.target.classList.contains("tile-button"))) {
     if (pending) play(pending.tile, pending.ends[pending.chosen]);
@@ -988,10 +1026,12 @@ function showResult(event) {
   board.id = "final-board";
   // The last view may predate the hand's last play (it came in the same
   // append as the hand's end): the replay has the final board for sure.
-  if (state.lastLayout) drawBoard(board, state.lastLayout, { last: state.lastTile });
+  // (its tiles as big as its box allows, down to 8 px: it never scrolls)
+  const finalOptions = { last: state.lastTile, minTile: 8, maxTile: 36 };
+  if (state.lastLayout) drawBoard(board, state.lastLayout, finalOptions);
   api(`/tables/${encodeURIComponent(tableId)}/games/${state.game}/hands/${event.hand}/replay`)
     .then((replay) => {
-      if (board.isConnected) drawBoard(board, replay.steps[replay.steps.length - 1].layout, { last: state.lastTile });
+      if (board.isConnected) drawBoard(board, replay.steps[replay.steps.length - 1].layout, finalOptions);
     })
     .catch(() => {});
   const seats = event.hands.map((tiles, seat) => el("li", { dataset: { seat: String(seat) } },
