@@ -498,6 +498,15 @@ function onEvent(event, message) {
 
 // ------------------------------------------------------------------ drawing
 
+// A phone's width: shorter words in the status bar, which never wraps.
+const NARROW = matchMedia("(max-width: 600px)");
+
+function labelTools() {
+  const sheet = $("sheet-button");
+  sheet.textContent = t(NARROW.matches ? "table.sheetShort" : "table.sheet");
+  sheet.setAttribute("aria-label", t("table.sheet"));
+}
+
 // The table's board: tiles at least 26 px (their faces 24: issue #25), its frame
 // scrolling past that.
 const BOARD = { frame: null, minTile: 26, maxTile: 44 };
@@ -561,7 +570,10 @@ function render() {
   $("boneyard").textContent = t("table.boneyard", { n: view.boneyard });
   const turn = $("turn");
   turn.classList.toggle("mine", view.turn !== null && view.turn === seat);
-  turn.textContent = view.turn === null ? "" : view.turn === seat ? t("table.yourTurn") : t("table.turn", { name: state.names[view.turn] });
+  const turnText = view.turn === null ? "" : view.turn === seat ? t("table.yourTurn") : t("table.turn", { name: state.names[view.turn] });
+  // (a phone's status bar has room for "Your turn" only: the green tiles say the rest)
+  turn.textContent = view.turn === seat && NARROW.matches ? t("table.yourTurnShort") : turnText;
+  turn.title = turnText;
   $("spectators").textContent = state.spectators ? t("table.spectators", { n: state.spectators }) : "";
   renderTakeover(view);
   renderNextHand(view);
@@ -1233,6 +1245,7 @@ async function start() {
       // keep the words we have
     }
     sound.refresh();
+    labelTools();
     showLinks();
     showTitle();
     setUpChat();
@@ -1255,6 +1268,8 @@ async function start() {
   state.fairness = fairnessCard($("fairness-card"), tableId);
   $("sit-form").addEventListener("submit", sit);
   $("chat-form").addEventListener("submit", sendChat);
+  labelTools();
+  NARROW.addEventListener("change", () => { labelTools(); render(); });
   $("rules-button").addEventListener("click", openRules);
   $("sheet-button").addEventListener("click", openSheet);
   $("hint-button").addEventListener("click", () => {
