@@ -63,6 +63,8 @@ const state = {
   lastPing: 0,
   // Replaying what was missed: no toasts, sounds or panels until the view.
   catchingUp: false,
+  // Back online on a connection that may have died meanwhile: its first answer clears the banner.
+  confirming: false,
   stopped: false,
   chat: [],
   chatIds: new Set(),
@@ -218,6 +220,7 @@ function connect() {
       return;
     }
     state.awaiting = null;
+    if (state.confirming) answered();
     // A spectator's frame may hold several messages (one move's events and
     // the view after them), as an array.
     for (const one of Array.isArray(data) ? data : [data]) receive(one);
@@ -299,8 +302,27 @@ function backOnline() {
   state.offline = false;
   document.body.dataset.offline = "false";
   banner("online", t("table.connecting"));
-  if (!state.socket) connect();
-  else send({ type: "ping" }); // is the connection still alive?
+  if (!state.socket) {
+    connect();
+    return;
+  }
+  // Is the connection still alive?  Its first answer (a pong, or anything
+  // that came meanwhile) says so; a dead one is dropped after ANSWER_WITHIN.
+  state.confirming = true;
+  send({ type: "ping" });
+}
+
+// The connection answered after the page was offline: say so, and ask for
+// whatever happened meanwhile (a welcome does both by itself).
+function answered() {
+  state.confirming = false;
+  if (state.offline) return;
+  banner("online", t("table.reconnected"));
+  clearTimeout(state.bannerTimer);
+  state.bannerTimer = setTimeout(() => {
+    if (!state.offline && !state.lostConnection && $("banner").textContent === t("table.reconnected")) banner("", "");
+  }, 2000);
+  send({ type: "since", version: state.version }, { expectAnswer: false });
 }
 
 // ------------------------------------------------------------------ messages
@@ -320,6 +342,7 @@ function handle(message) {
   switch (message.type) {
     case "welcome":
       state.retryDelay = 500;
+      state.confirming = false;
       if (state.lostConnection) {
         banner("online", t("table.reconnected"));
         setTimeout(() => { if (!state.lostConnection && !state.offline) banner("", ""); }, 3000);
