@@ -37,7 +37,7 @@ const PLACES = [
 const BUDGET = 800;
 // A tile needs at least this much felt (world units squared): 2 of its own,
 // and its share of the room between rows.
-const ROOM_PER_TILE = 3;
+const ROOM_PER_TILE = 3.6;
 // How much taller than the box the drawing may grow, tried in this order.
 const TALLER = [1.25, 1.5, 1.75, 2, 2.5, 3, 4, 6, 8];
 const EPSILON = 1e-9;
@@ -192,6 +192,10 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
     return false;
   };
   const hasTiles = (arm) => Boolean(arms[arm]?.tiles?.length);
+  // An arm must have room for its next tile (then that tile lands without
+  // moving the others); an empty side of a spinner of every double may wait
+  // (its button plays there; the next board makes room).
+  const needsPlace = (arm) => level === 0 && (hasTiles(arm) || arm < 4);
   const gap = level < 3 ? GAP : 0;
 
   // Whether `rect`, joined to tile number `anchor`, fits for `arm`.  When it
@@ -243,8 +247,8 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
     state.set(down, { c: [lx, ly + 1], d: [0, 1], thick: 1, anchor: 0, phase: "stem", a: null, row: null, straightOnly: true });
     // Their whole columns, to the box's edges: the long line's rows stop short of them.
     const reach = level < 2 ? H : 2;
-    kept.push({ arm: up, by: 0, hard: hasTiles(up), rect: { x0: lx - 1.5, x1: lx + 1.5, y0: Math.max(0, ly - 1 - reach), y1: ly - 1 } });
-    kept.push({ arm: down, by: 0, hard: hasTiles(down), rect: { x0: lx - 1.5, x1: lx + 1.5, y0: ly + 1, y1: ly + 1 + reach } });
+    kept.push({ arm: up, by: 0, hard: hasTiles(up), rect: { x0: lx - 1, x1: lx + 1, y0: Math.max(0, ly - 1 - reach), y1: ly - 1 } });
+    kept.push({ arm: down, by: 0, hard: hasTiles(down), rect: { x0: lx - 1, x1: lx + 1, y0: ly + 1, y1: ly + 1 + reach } });
   }
 
   // A spinner just laid at `rect` (growing along `d`): its short arms start
@@ -271,7 +275,8 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
       const first = arms[arm]?.tiles?.[0];
       const double = first ? isDouble(first) : false;
       const room = along(start, side, double ? 1 : 2, double ? 2 : 1);
-      if (first) {
+      if (first || (needsPlace(arm) && arms[arm]?.open !== null && arms[arm]?.open !== undefined)) {
+        // Tiles to lay there, or an open end that must show where the next one goes.
         if (!fits(room, number, arm, true, culprits)) return false;
         kept.push({ arm, by: number, rect: room, hard: true });
       } else if (!laid.some((other, i) => i !== number && near(room, other.rect, 0))) {
@@ -287,31 +292,45 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
   // The first place a next tile could take at each open end (where a
   // player's target goes), each clear of the tiles and of the places before
   // it; null when an arm that should grow has none.
-  const endPlaces = () => {
+  const endPlaces = (culprits) => {
     const taken = [];
     const found = {};
     const clear = (rect, arm, anchor) => {
-      if (!inside(rect)) return false;
-      for (let i = 0; i < laid.length; i++) {
-        if (near(rect, laid[i].rect, i === anchor ? 0 : gap / 2)) return false;
+      if (!inside(rect)) {
+        culprits.add(anchor);
+        return false;
       }
-      for (const room of kept) if (room.hard && !mayUse(arm, room.arm) && near(rect, room.rect)) return false;
-      return !taken.some((other) => near(rect, other, gap / 2));
+      for (let i = 0; i < laid.length; i++) {
+        if (near(rect, laid[i].rect, i === anchor ? 0 : gap / 2)) {
+          culprits.add(i).add(anchor);
+          return false;
+        }
+      }
+      for (const room of kept) {
+        if (room.hard && !mayUse(arm, room.arm) && near(rect, room.rect)) {
+          culprits.add(room.by).add(anchor);
+          return false;
+        }
+      }
+      if (taken.some((other) => near(rect, other, gap / 2))) {
+        culprits.add(anchor);
+        return false;
+      }
+      return true;
     };
     for (const arm of armOrder) {
       const end = state.get(arm);
       const open = arms[arm]?.open;
       if (!end || open === null || open === undefined) continue;
+      const needed = needsPlace(arm);
       let place = options(end, false, end.straightOnly).find((choice) => clear(choice.rect, arm, end.anchor));
-      if (!place) {
+      if (!place && !needed) {
         // No room for a whole tile: a square beside the end will do for a target.
         const square = along(end.c, end.d, 1, 1);
         if (clear(square, arm, end.anchor)) place = { rect: square, d: end.d };
       }
       if (!place) {
-        // An empty side of a spinner of every double may wait: its button
-        // plays there, and the next board makes room.
-        if (level === 0 && (hasTiles(arm) || arm < 4)) return null;
+        if (needed) return null;
         continue;
       }
       taken.push(place.rect);
@@ -335,11 +354,10 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
   for (;;) {
     let culprits;
     if (k === steps.length) {
-      const ends = endPlaces();
+      culprits = new Set();
+      const ends = endPlaces(culprits);
       if (ends) return { laid, ends, W, H };
-      if (k === 0) return null;
-      // (an end without room: whatever came last tries again)
-      culprits = new Set([k]);
+      // (an end without room: back to the latest tile in its way)
     } else {
       const step = steps[k];
       let frame = frames[k];
@@ -485,8 +503,6 @@ export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, 
     let lo = 0;
     let hi = sizes.length - 1;
     found = atSize(hi, false);
-    // (a search cut short by its budget can miss at one size and not at another)
-    for (let i = 0; !found && i < hi; i++) found = atSize(i, false);
     while (found && lo < hi) {
       const mid = Math.floor((lo + hi) / 2);
       const there = atSize(mid, false);
@@ -498,8 +514,23 @@ export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, 
       }
     }
   }
-  for (let i = 0; !found && i < TALLER.length; i++) {
-    found = tryAt(smallest, boxWidth / smallest, (boxHeight * TALLER[i]) / smallest, { places: 3 });
+  if (!found) {
+    // Taller than the box, as little as will do (the tallest tried first:
+    // when even that does not fit, the drawing must grow wider too).
+    const atHeight = (i) => tryAt(smallest, boxWidth / smallest, (boxHeight * TALLER[i]) / smallest);
+    let lo = 0;
+    let hi = TALLER.length - 1;
+    found = atHeight(hi);
+    while (found && lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const there = atHeight(mid);
+      if (there) {
+        found = there;
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
   }
   for (let wider = 1.5; !found && wider < 64; wider *= 1.5) {
     found = tryAt(smallest, (boxWidth * wider) / smallest, (boxHeight * wider * 2) / smallest, { places: 3 });
