@@ -10,15 +10,17 @@
 // near the middle; each arm runs straight from its root until the box's edge
 // (or another arm) stops it, turns a corner and snakes back one row further
 // out, so the layout fills the felt instead of shrinking to a thread.  The
-// long line's left arm snakes upward and its right arm downward; a spinner's
-// short arms run up and down a column kept free for them, then turn
-// clockwise and snake back toward the middle.  Doubles lie across and never
-// turn a corner's first half; a spinner and the tile after it lie straight,
-// because its sides are its short arms.
+// long line's left arm snakes upward and its right arm downward; the lead
+// spinner's short arms run up and down a column kept free for them, then
+// turn clockwise and snake back toward the middle.  Doubles lie across their
+// line, corners included; a spinner and the tile after it lie straight,
+// because its sides are its short arms, and every open end keeps room for
+// its next tile (the target a player taps to play there).
 //
 // The tiles keep the biggest size from `maxTile` down to `minTile` at which
 // everything fits in the box.  Past `minTile` they stay that size and the
-// drawing grows taller than the box (the page scrolls it).
+// drawing grows taller than the box (the page scrolls it), or wider too
+// when a board of many spinners cannot be laid in its width.
 
 // Clearance between tiles that do not touch by design (world units).
 const GAP = 0.5;
@@ -38,7 +40,7 @@ const BUDGET = 800;
 // A tile needs at least this much felt (world units squared): 2 of its own,
 // and its share of the room between rows.
 const ROOM_PER_TILE = 3.6;
-// How much taller than the box the drawing may grow, tried in this order.
+// How much taller than the box the drawing may grow.
 const TALLER = [1.25, 1.5, 1.75, 2, 2.5, 3, 4, 6, 8];
 const EPSILON = 1e-9;
 
@@ -67,7 +69,7 @@ function along(start, dir, length, thickness) {
 }
 
 // Whether two rectangles come closer than `gap` (0: whether they overlap).
-export function near(a, b, gap = 0) {
+function near(a, b, gap = 0) {
   return a.x0 < b.x1 + gap - EPSILON && b.x0 < a.x1 + gap - EPSILON
     && a.y0 < b.y1 + gap - EPSILON && b.y0 < a.y1 + gap - EPSILON;
 }
@@ -128,10 +130,11 @@ function options(state, double, straightOnly, detach = false) {
   return line;
 }
 
-// What every try of a board shares: each arm's tiles in the order they are laid: round by round (the first
-// tile of every arm, then the second...), a spinner's short arms from the
-// round after it.  Roughly the order they were played in, so that no arm
-// takes the room the others need next to the middle.
+// What every try of a board shares.  Above all each arm's tiles in the order
+// they are laid: round by round (the first tile of every arm, then the
+// second...), a spinner's short arms from the round after it; roughly the
+// order they were played in, so that no arm takes the room the others need
+// next to the middle.
 function schedule(board) {
   const arms = board.arms || [];
   const places = board.spinner_places || [];
@@ -181,9 +184,10 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
     && r.x1 <= W - MARGIN + EPSILON && r.y1 <= H - MARGIN + EPSILON;
   // Laid tiles: {rect, anchor (the number of the tile it is joined to), arm, index, tile, spinner}.
   const laid = [];
-  // Room kept for a spinner's short arms: {rect, arm, hard}.  Hard when the
-  // arm holds tiles; an empty arm's room gives way to a tile that has no
-  // other place (a spinner, or the first tile of a short arm).
+  // Room kept for an arm's next tile (a spinner's short arms, the tile after
+  // a spinner): {rect, arm, by (the tile that kept it), hard}.  Hard when the
+  // arm holds tiles or its open end needs the room; else it gives way to a
+  // tile that has no other place (a spinner, or the first tile of a short arm).
   const kept = [];
   // Room kept for an arm is free to the arms that grow out of it (a
   // spinner in a kept column opens sideways).
