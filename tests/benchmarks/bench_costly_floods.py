@@ -422,38 +422,38 @@ async def main() -> int:
     # At smoke size one set of servers serves every run (nothing is judged
     # that an earlier run's tables could sway, and starting them is most of
     # a smoke run's time).
-    shared = contextlib.ExitStack()
-    kept = shared.enter_context(bench_servers()) if SMOKE else None
-    for flood_kind in [None, *FLOODS]:
-        # Fresh servers for each run: a run's tables, left to their bots when
-        # its clients go, would go on playing through the next run's.
-        with contextlib.nullcontext(kept) if kept else bench_servers() as (folder, env):
-            probes, outcomes, rows_per_second = await one_run(folder, env, flood_kind)
-            replies, players = probes.experts.replies, probes.players.latencies
-            label = flood_kind or "nobody flooding"
-            rows.append((label, percentile(replies, 0.5), percentile(players, 0.99)))
-            print(f"{label:<16} expert replies: {len(replies):4}, p50 "
-                  f"{percentile(replies, 0.5):6.1f} ms, p99 {percentile(replies, 0.99):6.1f}"
-                  f" ms | players: {len(players):5} moves, p50 "
-                  f"{percentile(players, 0.5):5.1f} ms, p99 {percentile(players, 0.99):6.1f}"
-                  f" ms, errors {len(probes.players.errors) + len(probes.experts.errors)}"
-                  f" | chat rows stored {rows_per_second:.2f}/s", flush=True)
-            if outcomes:
-                print(f"{'':<16} flooder: {dict(sorted(outcomes.items()))}", flush=True)
-            sent = sum(n for key, n in outcomes.items() if key in SENT)
-            odd = sorted(key for key in outcomes
-                         if key.startswith("answered ") and key not in FLOOD_ANSWERS)
-            wrong = [what for what, count in (
-                ("no expert reply", not replies), ("no move of the players", not players),
-                ("errors", len(probes.players.errors) + len(probes.experts.errors)),
-                ("gaps", probes.players.gaps), ("unconfirmed moves", probes.players.unconfirmed),
-                ("service errors logged", outcomes["service errors logged"]),
-                ("the flooder sent nothing", flood_kind is not None and not sent),
-                (f"the flooder was answered {', '.join(odd)}", odd),
-            ) if count]
-            if wrong:
-                broken.append(f"{label} ({', '.join(wrong)})")
-    shared.close()
+    with contextlib.ExitStack() as shared:
+        kept = shared.enter_context(bench_servers()) if SMOKE else None
+        for flood_kind in [None, *FLOODS]:
+            # Fresh servers for each run: a run's tables, left to their bots when
+            # its clients go, would go on playing through the next run's.
+            with contextlib.nullcontext(kept) if kept else bench_servers() as (folder, env):
+                probes, outcomes, rows_per_second = await one_run(folder, env, flood_kind)
+                replies, players = probes.experts.replies, probes.players.latencies
+                label = flood_kind or "nobody flooding"
+                rows.append((label, percentile(replies, 0.5), percentile(players, 0.99)))
+                print(f"{label:<16} expert replies: {len(replies):4}, p50 "
+                      f"{percentile(replies, 0.5):6.1f} ms, p99 {percentile(replies, 0.99):6.1f}"
+                      f" ms | players: {len(players):5} moves, p50 "
+                      f"{percentile(players, 0.5):5.1f} ms, p99 {percentile(players, 0.99):6.1f}"
+                      f" ms, errors {len(probes.players.errors) + len(probes.experts.errors)}"
+                      f" | chat rows stored {rows_per_second:.2f}/s", flush=True)
+                if outcomes:
+                    print(f"{'':<16} flooder: {dict(sorted(outcomes.items()))}", flush=True)
+                sent = sum(n for key, n in outcomes.items() if key in SENT)
+                odd = sorted(key for key in outcomes
+                             if key.startswith("answered ") and key not in FLOOD_ANSWERS)
+                wrong = [what for what, count in (
+                    ("no expert reply", not replies), ("no move of the players", not players),
+                    ("errors", len(probes.players.errors) + len(probes.experts.errors)),
+                    ("gaps", probes.players.gaps),
+                    ("unconfirmed moves", probes.players.unconfirmed),
+                    ("service errors logged", outcomes["service errors logged"]),
+                    ("the flooder sent nothing", flood_kind is not None and not sent),
+                    (f"the flooder was answered {', '.join(odd)}", odd),
+                ) if count]
+                if wrong:
+                    broken.append(f"{label} ({', '.join(wrong)})")
     _, expert_base, players_base = rows[0]
     met = True
     for label, expert_p50, players_p99 in rows[1:]:

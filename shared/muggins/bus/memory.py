@@ -122,10 +122,3 @@ class MemoryBus:
         acknowledged: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         acknowledged.set_result(None)
         return acknowledged
-
-    async def idle(self) -> None:
-        """Until every message published so far has been handed to its subscriber."""
-        while any(not s._queue.empty() for s in self._subscriptions):
-            await asyncio.sleep(0)
-        for _ in range(3):  # let the last callbacks run past their first await
-            await asyncio.sleep(0)

@@ -1,5 +1,5 @@
-"""Starting and stopping a muggins process of its own: the command, its
-environment, its log, its session; and waiting for it to answer.
+"""Starting a muggins process of its own: the command, its environment, its
+log, its session; and asking whether it answers.
 
 The local cluster (muggins.cluster.local) starts its processes this way,
 and so do the fault tests (tests/support/processes.py): a process the tests
@@ -8,18 +8,14 @@ kill is started as the site starts it.
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import os
-import signal
 import subprocess
 import sys
 import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-
-from muggins.infra.embedded import pid_alive, wait_gone
 
 
 def muggins_command() -> list[str]:
@@ -47,18 +43,6 @@ def spawn(argv: Sequence[str], environment: Mapping[str, str], log_path: Path,
         return subprocess.Popen(list(argv), stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=dict(environment), cwd=cwd,
                                 start_new_session=True)
-
-
-def stop(pid: int | None, timeout: float = 15.0) -> None:
-    """SIGTERM (a graceful shutdown), SIGKILL if still there after ``timeout``."""
-    if pid is None or not pid_alive(pid):
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGTERM)
-    if not wait_gone(pid, timeout):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-        wait_gone(pid, 5)
 
 
 def answers_ok(url: str, timeout: float = 2.0) -> bool:
