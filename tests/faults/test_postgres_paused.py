@@ -25,12 +25,14 @@ from tests.support.scripted_players import (
 from tests.support.store_watch import StoreWatch, TableProgress
 
 BOT_TABLES = 4
-TARGET = 100
+# A game long enough to outlast the stretch before the pause on a loaded
+# machine (at 100, CI once saw games end before the pause began).
+TARGET = 200
 CLOCK = 5
 BOT_DELAY = 0.1
-PLAY_FIRST = 2.0
+PLAY_FIRST = 1.0
 PAUSE = 40.0
-FINISH = 60.0
+FINISH = 90.0
 STALL = 25.0
 
 
