@@ -28,21 +28,45 @@ def package_of(module: str) -> str | None:
     return ".".join(parts[:2])
 
 
-def package_imports() -> dict[str, dict[str, list[str]]]:
-    """package -> imported package -> the files that import it."""
-    graph: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+def our_modules() -> dict[str, Path]:
+    """Every module of the ``muggins`` namespace, whichever folder holds it."""
+    found = {}
     for folder in FOLDERS:
         for path in sorted((ROOT / folder / "muggins").rglob("*.py")):
             relative = path.relative_to(ROOT / folder).with_suffix("")
-            module = ".".join(relative.parts).removesuffix(".__init__")
-            source = package_of(module)
-            assert source is not None
-            graph[source]  # every package is a node, importing or not
-            for node in ast.walk(parsed(path.read_text())):
-                for name in imported(node):
-                    target = package_of(name)
-                    if target is not None and target != source:
-                        graph[source][target].append(str(path.relative_to(ROOT)))
+            found[".".join(relative.parts).removesuffix(".__init__")] = path
+    return found
+
+
+def module_imports() -> dict[str, dict[str, list[str]]]:
+    """module -> our module it imports -> the file that imports it (``from
+    package import module`` counts as importing the module)."""
+    modules = our_modules()
+    graph: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for module, path in modules.items():
+        graph[module]  # every module is a node, importing or not
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(parsed(path.read_text())):
+            names = imported(node)
+            if isinstance(node, ast.ImportFrom) and names:
+                names += [f"{names[0]}.{alias.name}" for alias in node.names]
+            for name in names:
+                if name in modules and name != module:
+                    graph[module][name].append(where)
+    return graph
+
+
+def package_imports() -> dict[str, dict[str, list[str]]]:
+    """package -> imported package -> the files that import it."""
+    graph: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for module, targets in module_imports().items():
+        source = package_of(module)
+        assert source is not None
+        graph[source]
+        for target_module, files in targets.items():
+            target = package_of(target_module)
+            if target is not None and target != source:
+                graph[source][target].extend(files)
     return graph
 
 
@@ -81,8 +105,7 @@ def cycles(graph: dict[str, dict[str, list[str]]]) -> list[list[str]]:
     return found
 
 
-def test_no_cycle_between_packages() -> None:
-    graph = package_imports()
+def described_cycles(graph: dict[str, dict[str, list[str]]]) -> tuple[list[list[str]], str]:
     found = cycles(graph)
     described = []
     for group in found:
@@ -91,7 +114,20 @@ def test_no_cycle_between_packages() -> None:
                 if target in graph[source]:
                     files = ", ".join(graph[source][target][:3])
                     described.append(f"{source} -> {target} ({files})")
-    assert not found, "packages that import each other:\n" + "\n".join(described)
+    return found, "\n".join(described)
+
+
+def test_no_cycle_between_packages() -> None:
+    found, described = described_cycles(package_imports())
+    assert not found, "packages that import each other:\n" + described
+
+
+def test_no_cycle_between_modules() -> None:
+    """Inside a package too: a module that needs another's objects gets them
+    when it is built (the wiring passes them), not by importing back the
+    module that builds it (once a circle of 13 of muggins.tables' files)."""
+    found, described = described_cycles(module_imports())
+    assert not found, "modules that import each other:\n" + described
 
 
 def test_the_walk_sees_the_layers() -> None:
@@ -101,6 +137,9 @@ def test_the_walk_sees_the_layers() -> None:
     assert "muggins.rules" in graph["muggins.tables"]
     assert not graph["muggins.rules"], "the rules import nothing of muggins"
     assert cycles({"a": {"b": []}, "b": {"a": []}, "c": {"a": []}}) == [["a", "b"]]
+    modules = module_imports()
+    assert "muggins.tables.runtime" in modules["muggins.tables.http"]
+    assert "muggins.domain.streams" in modules["muggins.tables.http"], "from package import module"
 
 
 def test_the_store_and_the_bus_know_no_rules() -> None:

@@ -10,13 +10,10 @@ the spare-time worker at the lowest priority, after the bots and the hints
 
 from __future__ import annotations
 
-import asyncio
-
 import asyncpg
 import structlog
-from litestar import Request, Response, get
+from litestar import Request
 from litestar.exceptions import HTTPException
-from litestar.params import FromPath
 from litestar.status_codes import HTTP_404_NOT_FOUND, HTTP_409_CONFLICT
 
 from muggins.client.pages import stored_game
@@ -26,16 +23,13 @@ from muggins.eventstore.store import EventStore
 from muggins.replay.record import RecordError
 from muggins.replay.verify import slice_of
 from muggins.rules.game import fold
-from muggins.tables.admission import Admission, OnceAtATime, Payer, Throttled, count
+from muggins.tables.admission import Admission, OnceAtATime, Payer, count
 from muggins.tables.bot_workers import SpareTimeBusy, SpareTimeWorker
 from muggins.tables.client_address import client_address
 from muggins.tables.errors import Refusal
-from muggins.tables.http import refused, runtime_of
 from muggins.tables.seating import QUERIES
 
 log = structlog.get_logger(__name__)
-#: The longest a refused request waits before its 429 (seconds).
-REFUSED_WAIT = 2.0
 
 
 class AnalysisUnavailable(Refusal):
@@ -44,9 +38,10 @@ class AnalysisUnavailable(Refusal):
 
 
 class Analyses:
-    def __init__(self, pool: asyncpg.Pool, admission: Admission,
+    def __init__(self, store: EventStore, admission: Admission,
                  thinker: SpareTimeWorker) -> None:
-        self.pool = pool
+        self.store = store
+        self.pool: asyncpg.Pool = store.pool
         self.admission = admission
         self.thinker = thinker
         #: Analyses being thought in this process: a second asker waits for the first.
@@ -70,8 +65,7 @@ class Analyses:
             count("analysis", "cached")
             return bytes(kept)
         self.admission.admit("analysis", payer)
-        store = runtime_of(request).infra.store
-        return await self._working.answer(key, lambda: self._think(store, key, address))
+        return await self._working.answer(key, lambda: self._think(self.store, key, address))
 
     async def _think(self, store: EventStore, key: HandRef, address: str) -> bytes:
         table_id, game, hand = key
@@ -100,27 +94,3 @@ class Analyses:
             raise AnalysisUnavailable("the hand cannot be analysed just now") from None
         await self.pool.execute(QUERIES["keep_analysis"], *key, result)
         return result
-
-
-@get("/tables/{table_id:str}/games/{game:int}/hands/{hand:int}/analysis",
-     summary="A finished hand's decisions as the expert judges them",
-     description="Thought once per hand and kept; a few new analyses a minute per address "
-                 "(429 with Retry-After beyond).")
-async def hand_analysis(
-    request: Request,  # type: ignore[type-arg]
-    table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
-) -> Response[bytes]:
-    try:
-        answer = await runtime_of(request).analyses.analysis(request, table_id, game, hand)
-    except Throttled as error:
-        # The refused wait before they hear it: a client that asks again at
-        # once, without end, asks a few times a second per connection, not
-        # hundreds (a sleeping request costs this side next to nothing).
-        await asyncio.sleep(min(error.retry_after, REFUSED_WAIT))
-        raise HTTPException(status_code=429, detail=str(error),
-                            extra={"code": error.code},
-                            headers={"Retry-After": str(max(1, round(error.retry_after)))}
-                            ) from None
-    except Refusal as error:
-        raise refused(error) from None
-    return Response(answer, media_type="application/json")

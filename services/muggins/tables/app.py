@@ -29,7 +29,6 @@ from muggins.client.pages import client_routes
 from muggins.domain.streams import NoSuchHand, NoSuchTable
 from muggins.infra.settings import Settings
 from muggins.tables import http
-from muggins.tables.analysis import hand_analysis
 from muggins.tables.client_address import TRUSTED_PROXIES, client_address
 from muggins.tables.correlation import correlation_middleware
 from muggins.tables.errors import TRANSIENT, HandNotFound, TableNotFound
@@ -93,7 +92,7 @@ async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
     try:
         async with asyncio.timeout(2):
-            await metrics_from_database(runtime)
+            await metrics_from_database(runtime.infra.pool, runtime.infra.store)
     except TRANSIENT as error:  # the gauges keep their last values; the rest still counts
         log.info("metrics could not read the database", error=repr(error))
     except Exception as error:  # a bug: loud, but the counters are still served
@@ -183,7 +182,7 @@ def create_app(
 
     readers: list[ControllerRouterHandler] = [
         http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
-        http.lobby, http.table_view, http.leaderboard, metrics, hand_analysis,
+        http.lobby, http.table_view, http.leaderboard, metrics, http.hand_analysis,
         *EVIDENCE_READERS,
     ]
     players: list[ControllerRouterHandler] = [http.create_table, http.take_seat,

@@ -20,11 +20,10 @@ from muggins.evidence.documents import Checkpoint, Receipt
 from muggins.evidence.receipts import receipt_of
 from muggins.replay.record import RecordError
 from muggins.tables.admission import Payer, Throttled
-from muggins.tables.analysis import REFUSED_WAIT
 from muggins.tables.client_address import client_address
 from muggins.tables.disputes import dispute_of, every_dispute, table_disputes
 from muggins.tables.errors import BadRequest, NotAnOperator, Refusal
-from muggins.tables.http import refused, runtime_of, strictly
+from muggins.tables.http import REFUSED_WAIT, refused, runtime_of, strictly
 from muggins.tables.operator_view import DisputeFile, dispute_file
 from muggins.tables.protocol import (
     DisputeView,

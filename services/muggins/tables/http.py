@@ -9,6 +9,7 @@ refusal answers 4xx with a stable ``code``.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Literal, TypeVar
@@ -16,7 +17,7 @@ from typing import Literal, TypeVar
 import asyncpg
 import msgspec
 from asyncpg.pool import PoolConnectionProxy
-from litestar import Request, get, post
+from litestar import Request, Response, get, post
 from litestar.connection import WebSocket
 from litestar.exceptions import HTTPException
 from litestar.params import FromPath, FromQuery, JSONBody
@@ -30,6 +31,7 @@ from muggins.projections.runner import QUERIES as VIEW_QUERIES
 from muggins.rules.describe import PRESET_SUMMARIES, Language, describe, preset_title
 from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
+from muggins.tables.admission import Throttled
 from muggins.tables.errors import BadRequest, PlayerNotFound, Refusal, TableNotFound
 from muggins.tables.life_view import life_view
 from muggins.tables.protocol import (
@@ -286,3 +288,32 @@ async def leaderboard(
     ]
     boards = [PresetBoard(row["preset"], row["players"]) for row in presets]
     return LeaderboardPage(preset, page, per_page, total, lines, boards)
+
+
+#: The longest a refused costly request (an analysis, an evidence file) waits
+#: before its 429 (seconds).
+REFUSED_WAIT = 2.0
+
+
+@get("/tables/{table_id:str}/games/{game:int}/hands/{hand:int}/analysis",
+     summary="A finished hand's decisions as the expert judges them",
+     description="Thought once per hand and kept; a few new analyses a minute per address "
+                 "(429 with Retry-After beyond).")
+async def hand_analysis(
+    request: Request,  # type: ignore[type-arg]
+    table_id: FromPath[str], game: FromPath[int], hand: FromPath[int],
+) -> Response[bytes]:
+    try:
+        answer = await runtime_of(request).analyses.analysis(request, table_id, game, hand)
+    except Throttled as error:
+        # The refused wait before they hear it: a client that asks again at
+        # once, without end, asks a few times a second per connection, not
+        # hundreds (a sleeping request costs this side next to nothing).
+        await asyncio.sleep(min(error.retry_after, REFUSED_WAIT))
+        raise HTTPException(status_code=429, detail=str(error),
+                            extra={"code": error.code},
+                            headers={"Retry-After": str(max(1, round(error.retry_after)))}
+                            ) from None
+    except Refusal as error:
+        raise refused(error) from None
+    return Response(answer, media_type="application/json")

@@ -24,7 +24,9 @@ from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import LAG as PROJECTOR_LAG
 
 if TYPE_CHECKING:
-    from muggins.tables.runtime import Runtime
+    import asyncpg
+
+    from muggins.eventstore.store import EventStore
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 
@@ -86,10 +88,9 @@ class BroadcastClock:
             del self._started[stream]
 
 
-async def refresh(runtime: Runtime) -> None:
+async def refresh(pool: asyncpg.Pool, store: EventStore) -> None:
     """The gauges measured from the database, at a scrape."""
-    pool = runtime.infra.pool
-    head = await runtime.infra.store.head_position()
+    head = await store.head_position()
     projectors = {f"projector:{name}": name for name in PROJECTIONS}
     readers = [RELAY_READER, *projectors]
     stood = {row["reader"]: row["position"]

@@ -117,7 +117,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
                       TableChat(infra.pool, infra.store, admission),
                       SocketsPerAddress(settings.sockets_per_address, settings.penalty_seconds),
                       admission, Hints(infra.pool, admission, thinker),
-                      Analyses(infra.pool, admission, thinker), Disputes(seating, commands),
+                      Analyses(infra.store, admission, thinker), Disputes(seating, commands),
                       EvidenceFiles(infra.store, seating, admission),
                       scheduler, projectors)
     if options.warm_workers and players:
