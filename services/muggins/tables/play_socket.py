@@ -17,6 +17,7 @@ import msgspec
 import structlog
 from litestar import websocket
 from litestar.connection import WebSocket
+from litestar.exceptions import WebSocketDisconnect
 from litestar.params import FromPath
 from nats.aio.msg import Msg
 
@@ -314,12 +315,20 @@ class SeatHandler:
             payers.append(Payer("identity", self.player_id))
         try:
             hint = await self.runtime.hints.hint(self.following, self.seat, payers)
-            await session.send(hint)
         except (IllegalMove, Refusal) as refused:
             await session.fail(refused.code, str(refused))
+            return
         except Exception as error:  # the expert failed: say so, the table goes on
             log.error("a hint could not be thought out", error=repr(error), exc_info=error)
             await session.fail("hint-unavailable", "no hint can be given just now")
+            return
+        try:
+            await session.send(hint)
+        except (OSError, RuntimeError, WebSocketDisconnect):
+            # The socket went while the hint was thought (a flooder's habit):
+            # nothing is lost, the hint is kept for its seat and position, and
+            # asking again reads it.  Not the expert's failure.
+            log.info("a hint's socket went before it was told", seat=self.seat)
 
 
 @websocket("/tables/{table_id:str}/play")
