@@ -1,0 +1,165 @@
+"""The lobby for players (issue #25, items 7-9): "Play now" seats you in one
+click, quick choices for one against one and partnerships, the games in
+words, tables named for people with free seats first, a casual table's
+title, the Spanish words; at a phone's and a desktop's size, in English and
+Spanish, with the screenshots docs/client.md shows."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.browser.conftest import Pages
+from tests.support.pages import screenshot, shot, sit
+from tests.support.service import Running
+from tests.support.tables import create
+from tests.support.tables import sit as sit_by_api
+from tests.support.waits import eventually
+
+DESKTOP: dict[str, Any] = {"width": 1280, "height": 800}
+PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
+#: The default game's name, as each language says it.
+ALL_FIVES = {"en": "All Fives", "es": "Dominó a cincos"}
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+async def lobby(pages: Pages, lang: str, size: dict[str, Any]) -> Page:
+    page = await pages.open(f"/?lang={lang}", **size)
+    await page.wait_for_selector("#game option", state="attached")
+    await expect(page.locator("#play-now-about")).to_contain_text(ALL_FIVES[lang])
+    return page
+
+
+@pytest.mark.parametrize(("size", "lang", "name"), [
+    (DESKTOP, "en", "desktop-en"), (PHONE, "es", "phone-es"),
+    (DESKTOP, "es", "desktop-es"), (PHONE, "en", "phone-en"),
+], ids=["desktop-en", "phone-es", "desktop-es", "phone-en"])
+async def test_play_now_seats_you_in_one_click(
+    pages: Pages, tmp_path: Path, size: dict[str, Any], lang: str, name: str,
+) -> None:
+    page = await lobby(pages, lang, size)
+    assert await page.evaluate(OVERFLOW) <= 0
+    await expect(page.locator("#play-now")).to_be_focused()
+    await screenshot(page, shot(tmp_path, f"lobby-{name}.png"), full_page=True)
+    await page.fill("#play-name", "Ana")
+    await page.click("#play-now")  # the one click
+    await page.wait_for_url(re.compile(r"/play/[A-Za-z0-9]+$"))
+    await expect(page.locator("#game")).to_be_visible()
+    await expect(page.locator("#sit")).to_be_hidden()
+    owner = "Ana's table" if lang == "en" else "Mesa de Ana"
+    await expect(page.locator("#table-title")).to_have_text(f"{owner} · {ALL_FIVES[lang]}")
+    assert await page.title() == f"{owner} · {ALL_FIVES[lang]} · muggins"
+    table_id = page.url.rsplit("/", 1)[1]
+    assert table_id not in await page.locator("header").inner_text()
+    await expect(page.locator(".opponent")).to_have_count(1)
+    await expect(page.locator(".opponent")).to_contain_text("expert" if lang == "en" else "experto")
+    await page.wait_for_selector(".tile-button")
+    assert await page.evaluate(OVERFLOW) <= 0
+    await screenshot(page, shot(tmp_path, f"table-heading-{name}.png"))
+
+
+async def test_without_a_name_you_sit_as_a_guest(pages: Pages) -> None:
+    page = await lobby(pages, "es", PHONE)
+    await page.click("#play-now")
+    await expect(page.locator("#table-title")).to_have_text(
+        re.compile(r"^Mesa de Invitado \d{3} · Dominó a cincos$"))
+    # The name is kept: the next table is sat at with it.
+    await page.goto("/")
+    await expect(page.locator("#play-name")).to_have_value(re.compile(r"^Invitado \d{3}$"))
+
+
+async def test_quick_choices_for_partners_and_friends(pages: Pages) -> None:
+    page = await lobby(pages, "en", DESKTOP)
+    # A game played each for themselves has no partnerships: said, and not offered.
+    await page.select_option("#game", "all-fives")
+    await expect(page.locator("#quick-pairs-bots")).to_be_disabled()
+    await expect(page.locator("#pairs-unavailable")).to_contain_text("played by 2, 3 or 4")
+    await expect(page.locator("#game-summary")).to_contain_text("150")
+    await page.select_option("#game", "sniff")
+    await page.fill("#play-name", "Ana")
+    await page.click("#quick-pairs-bots")
+    await page.wait_for_url(re.compile(r"/play/"))
+    await expect(page.locator(".opponent")).to_have_count(3)
+    await expect(page.locator(".opponent.partner")).to_have_count(1)
+    await expect(page.locator("#table-title")).to_have_text(
+        "Ana's table · Sniff (Muggins with a spinner)")
+    # With a friend: seated, the table waits and shows the link to send.
+    friend = await lobby(pages, "es", PHONE)
+    await friend.fill("#play-name", "Bea")
+    await friend.click("#quick-duel-friends")
+    await friend.wait_for_url(re.compile(r"/play/"))
+    await expect(friend.locator("#share-link")).to_have_value(re.compile(r"/play/"))
+    await expect(friend.locator("#table-title")).to_have_text("Mesa de Bea · Dominó a cincos")
+
+
+@pytest.mark.parametrize(("size", "lang"), [(DESKTOP, "en"), (PHONE, "es")],
+                         ids=["desktop-en", "phone-es"])
+async def test_the_lobby_lists_free_seats_first_with_names(
+    pages: Pages, service: Running, size: dict[str, Any], lang: str,
+) -> None:
+    playing = await create(service, bots=[{"seat": 0}, {"seat": 1, "level": "random"}])
+    empty = await create(service, bots=[{"seat": 1}], overrides={"hints": True})
+    waiting = await create(service, seats=4, partnerships=True, bots=[{"seat": 1}])
+    await sit_by_api(service, waiting["table_id"], 0, "Bea")
+
+    async def in_the_lobby() -> bool:
+        answer = (await service.http.get("/lobby", params={"limit": 200})).json()
+        return any(t["table_id"] == waiting["table_id"] and t["name"] == "Bea's table"
+                   for t in answer["open"]) and any(
+            t["table_id"] == playing["table_id"] for t in answer["playing"])
+
+    await eventually(in_the_lobby, what="the lobby's read model catching up")
+    page = await lobby(pages, lang, size)
+    tables = page.locator("#tables")
+    await expect(tables.locator(f'li[data-table="{waiting["table_id"]}"]')).to_be_visible()
+    # Free seats come first: the open list, Bea waiting at the top, then games to watch.
+    order = await tables.locator("li[data-table]").evaluate_all(
+        "(items) => items.map((li) => [li.closest('ul').id, li.dataset.table])")
+    lists = [where for where, _ in order]
+    assert lists.index("playing-tables") > len(lists) - 1 - lists[::-1].index("open-tables")
+    assert order[0][1] == waiting["table_id"]
+    first = tables.locator("#open-tables li").first
+    bea = "Bea's table" if lang == "en" else "Mesa de Bea"
+    await expect(first).to_contain_text(bea)
+    casual = "casual" if lang == "en" else "amistosa"
+    await expect(tables.locator(f'li[data-table="{empty["table_id"]}"]')).to_contain_text(
+        f"{ALL_FIVES[lang]} · {casual}")
+    await expect(tables.locator(f'li[data-table="{playing["table_id"]}"]')).to_contain_text(
+        ALL_FIVES[lang])
+    text = await tables.inner_text()
+    for table in (playing, empty, waiting):
+        assert table["table_id"] not in text  # names, never ids
+    assert await page.evaluate(OVERFLOW) <= 0
+
+
+@pytest.mark.parametrize(("size", "lang"), [(PHONE, "es"), (DESKTOP, "en")],
+                         ids=["phone-es", "desktop-en"])
+async def test_a_casual_table_reads_as_its_game(
+    pages: Pages, service: Running, size: dict[str, Any], lang: str,
+) -> None:
+    table = await create(service, bots=[{"seat": 1}], overrides={"hints": True})
+    page = await pages.open(f"/play/{table['table_id']}?lang={lang}", **size)
+    await sit(page, "Ana")
+    heading = ("Ana's table · All Fives · casual" if lang == "en"
+               else "Mesa de Ana · Dominó a cincos · amistosa")
+    await expect(page.locator("#table-title")).to_have_text(heading)
+    assert "custom" not in await page.locator("header").inner_text()
+
+
+async def test_spanish_words_players_use(pages: Pages) -> None:
+    page = await lobby(pages, "es", DESKTOP)
+    await page.click("#words > summary")
+    words = page.locator("#words-explained")
+    await expect(words.locator("dt")).to_contain_text(["La cuenta", "Cruce", "Pozo"])
+    games = await page.locator("#game option").all_inner_texts()
+    assert "Múltiplos de cinco (sin cruce)" in games and "Cincos y treses" in games
+    assert not [g for g in games if "spinner" in g.lower()], games
+    # The rules in words say "cruce", naming "spinner" once for who knows it in English.
+    await page.click("#full-form > summary")
+    await expect(page.locator("#rules")).to_contain_text("es el cruce (en inglés, spinner)")
+    rules = await page.locator("#rules").inner_text()
+    assert "tablas" not in rules
