@@ -14,7 +14,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Pages
-from tests.support.pages import screenshot, shot, sit
+from tests.support.pages import play_a_move, screenshot, shot, sit
 from tests.support.service import Running
 from tests.support.tables import create
 from tests.support.tables import sit as sit_by_api
@@ -29,9 +29,17 @@ OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElemen
 
 async def lobby(pages: Pages, lang: str, size: dict[str, Any]) -> Page:
     page = await pages.open(f"/?lang={lang}", **size)
-    await page.wait_for_selector("#game option", state="attached")
+    await page.wait_for_selector("#quick-game option", state="attached")
     await expect(page.locator("#play-now-about")).to_contain_text(ALL_FIVES[lang])
     return page
+
+
+async def some_tables(service: Running) -> None:
+    """A table where Bea waits, a casual one nobody sat at, bots playing: the lobby's lists."""
+    waiting = await create(service, seats=4, partnerships=True, bots=[{"seat": 1}])
+    await sit_by_api(service, waiting["table_id"], 0, "Bea")
+    await create(service, preset="muggins", bots=[{"seat": 1}], overrides={"hints": True})
+    await create(service, bots=[{"seat": 0}, {"seat": 1, "level": "random"}])
 
 
 @pytest.mark.parametrize(("size", "lang", "name"), [
@@ -39,9 +47,12 @@ async def lobby(pages: Pages, lang: str, size: dict[str, Any]) -> Page:
     (DESKTOP, "es", "desktop-es"), (PHONE, "en", "phone-en"),
 ], ids=["desktop-en", "phone-es", "desktop-es", "phone-en"])
 async def test_play_now_seats_you_in_one_click(
-    pages: Pages, tmp_path: Path, size: dict[str, Any], lang: str, name: str,
+    pages: Pages, service: Running, tmp_path: Path, size: dict[str, Any], lang: str,
+    name: str,
 ) -> None:
+    await some_tables(service)
     page = await lobby(pages, lang, size)
+    await expect(page.locator("#playing-tables li[data-table]")).not_to_have_count(0)
     assert await page.evaluate(OVERFLOW) <= 0
     await expect(page.locator("#play-now")).to_be_focused()
     await screenshot(page, shot(tmp_path, f"lobby-{name}.png"), full_page=True)
@@ -58,6 +69,11 @@ async def test_play_now_seats_you_in_one_click(
     await expect(page.locator(".opponent")).to_have_count(1)
     await expect(page.locator(".opponent")).to_contain_text("expert" if lang == "en" else "experto")
     await page.wait_for_selector(".tile-button")
+    # A tile on the felt, for the picture (Ana leads when the lottery says so).
+    await page.wait_for_selector("#layout .tile, .tile-button.legal")
+    if not await page.locator("#layout .tile").count():
+        await play_a_move(page)
+    await page.wait_for_selector("#layout .tile")
     assert await page.evaluate(OVERFLOW) <= 0
     await screenshot(page, shot(tmp_path, f"table-heading-{name}.png"))
 
@@ -75,11 +91,11 @@ async def test_without_a_name_you_sit_as_a_guest(pages: Pages) -> None:
 async def test_quick_choices_for_partners_and_friends(pages: Pages) -> None:
     page = await lobby(pages, "en", DESKTOP)
     # A game played each for themselves has no partnerships: said, and not offered.
-    await page.select_option("#game", "all-fives")
+    await page.select_option("#quick-game", "all-fives")
     await expect(page.locator("#quick-pairs-bots")).to_be_disabled()
     await expect(page.locator("#pairs-unavailable")).to_contain_text("played by 2, 3 or 4")
     await expect(page.locator("#game-summary")).to_contain_text("150")
-    await page.select_option("#game", "sniff")
+    await page.select_option("#quick-game", "sniff")
     await page.fill("#play-name", "Ana")
     await page.click("#quick-pairs-bots")
     await page.wait_for_url(re.compile(r"/play/"))
@@ -150,12 +166,12 @@ async def test_a_casual_table_reads_as_its_game(
     assert "custom" not in await page.locator("header").inner_text()
 
 
-async def test_spanish_words_players_use(pages: Pages) -> None:
-    page = await lobby(pages, "es", DESKTOP)
+async def test_spanish_words_players_use(pages: Pages, tmp_path: Path) -> None:
+    page = await lobby(pages, "es", PHONE)
     await page.click("#words > summary")
     words = page.locator("#words-explained")
     await expect(words.locator("dt")).to_contain_text(["La cuenta", "Cruce", "Pozo"])
-    games = await page.locator("#game option").all_inner_texts()
+    games = await page.locator("#quick-game option").all_inner_texts()
     assert "Múltiplos de cinco (sin cruce)" in games and "Cincos y treses" in games
     assert not [g for g in games if "spinner" in g.lower()], games
     # The rules in words say "cruce", naming "spinner" once for who knows it in English.
@@ -163,3 +179,5 @@ async def test_spanish_words_players_use(pages: Pages) -> None:
     await expect(page.locator("#rules")).to_contain_text("es el cruce (en inglés, spinner)")
     rules = await page.locator("#rules").inner_text()
     assert "tablas" not in rules
+    assert await page.evaluate(OVERFLOW) <= 0
+    await screenshot(page, shot(tmp_path, "lobby-words-phone-es.png"), full_page=True)

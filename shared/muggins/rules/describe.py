@@ -51,8 +51,8 @@ PRESET_SUMMARIES_ES: dict[str, str] = {
     "jugar roba del pozo; gana quien se domina primero.",
     "block": "Dominó de siempre, a una mano y sin robar: quien no puede jugar pasa; gana "
     "quien se domina primero.",
-    "sniff": "Múltiplos de cinco con el primer doble de cruce, que abre cuatro salidas (en "
-    "inglés, Sniff).",
+    "sniff": "Múltiplos de cinco en el que el primer doble es el cruce y abre cuatro salidas "
+    "(en inglés, Sniff).",
     "five-up": "Múltiplos de cinco en el que todos los dobles son cruce, así que la cadena se "
     "ramifica a menudo (en inglés, Five-Up).",
     "all-threes": "Como los múltiplos de cinco, pero se anotan los múltiplos de 3 (en inglés, "

@@ -169,7 +169,7 @@ async function loadQuickChoices() {
   if (request !== quickRequest) return; // the language changed again meanwhile
   duelPresets = duels;
   pairPresets = pairs;
-  const select = $("game");
+  const select = $("quick-game");
   const shown = select.value;
   select.replaceChildren(...duels.map((p) => el("option", { value: p.preset }, p.title)));
   select.value = shown || (duels.find((p) => p.default) ?? duels[0]).preset;
@@ -185,7 +185,7 @@ async function loadQuickChoices() {
 const WORDS_EXPLAINED = ["count", "spinner", "boneyard", "out", "blocked", "partners", "muggins"];
 
 function showGameChoice() {
-  const name = $("game").value;
+  const name = $("quick-game").value;
   const duel = duelPresets.find((p) => p.preset === name);
   $("game-summary").textContent = duel ? duel.summary : "";
   const pairs = pairPresets.find((p) => p.preset === name);
@@ -246,14 +246,14 @@ function quickTable(preset, { seats, partnerships = false, bots = [] }) {
 function setUpQuickPlay() {
   $("play-name").value = savedName();
   const defaultPreset = () => (duelPresets.find((p) => p.default) ?? duelPresets[0])?.preset ?? "playelephant";
-  const game = () => $("game").value || defaultPreset();
+  const game = () => $("quick-game").value || defaultPreset();
   const on = (id, body) => $(id).addEventListener("click", () => playAt(body(), $(id)));
   on("play-now", () => quickTable(defaultPreset(), { seats: 2, bots: [1] }));
   on("quick-duel-bots", () => quickTable(game(), { seats: 2, bots: [1] }));
   on("quick-duel-friends", () => quickTable(game(), { seats: 2 }));
   on("quick-pairs-bots", () => quickTable(game(), { seats: 4, partnerships: true, bots: [1, 2, 3] }));
   on("quick-pairs-friends", () => quickTable(game(), { seats: 4, partnerships: true }));
-  $("game").addEventListener("change", showGameChoice);
+  $("quick-game").addEventListener("change", showGameChoice);
 }
 
 // One player across browsers: the identity travels in the address's
