@@ -14,7 +14,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.browser.conftest import Pages
-from tests.support.pages import play_a_move, screenshot, shot, sit
+from tests.support.pages import play_a_move, play_until, screenshot, shot, sit
 from tests.support.service import Running
 from tests.support.tables import create
 from tests.support.tables import sit as sit_by_api
@@ -181,3 +181,58 @@ async def test_spanish_words_players_use(pages: Pages, tmp_path: Path) -> None:
     assert "tablas" not in rules
     assert await page.evaluate(OVERFLOW) <= 0
     await screenshot(page, shot(tmp_path, "lobby-words-phone-es.png"), full_page=True)
+
+
+#: English a Spanish page must not show (outside the names of games told in
+#: English on purpose, "en inglés, spinner"), and the words issue #25 found.
+NOT_SPANISH = re.compile(r"\b(Table|table|spectator|custom|casual|Seat|seat|tablas)\b")
+
+
+async def spanish_text(page: Page) -> str:
+    """What a reader sees on ``page``, less what people typed and the links."""
+    return str(await page.evaluate("""() => {
+        const copy = document.body.cloneNode(true);
+        copy.querySelectorAll("input, #log, .chat-text").forEach((e) => e.remove());
+        return copy.innerText;
+    }"""))
+
+
+async def test_every_page_reads_in_spanish(
+    pages: Pages, service: Running, tmp_path: Path,
+) -> None:
+    """Issue #25, item 9: the lobby, sitting, playing, watching (a spectator
+    without a name chatting), the end of a hand, its replay and the guide."""
+    seen: dict[str, str] = {}
+    page = await lobby(pages, "es", PHONE)
+    seen["lobby"] = await spanish_text(page)
+    table = await create(service, bots=[{"seat": 1}], overrides={"hints": True})
+    table_id = table["table_id"]
+    await page.goto(f"/play/{table_id}")
+    await expect(page.locator("#sit")).to_be_visible()
+    seen["sitting"] = await spanish_text(page)
+    await sit(page, "Ana")
+    watcher = await pages.open(f"/watch/{table_id}?lang=es", **DESKTOP)
+    await expect(watcher.locator("#game")).to_be_visible()
+    await watcher.click('.phrase[data-phrase="hi"]')
+    for reader in (page, watcher):
+        await expect(reader.locator("#chat")).to_contain_text("un espectador: ¡Hola!")
+    seen["watching"] = await spanish_text(watcher)
+    await play_until([(page, "#hand-over")])
+    seen["hand over"] = await spanish_text(page)
+    await screenshot(page, tmp_path / "hand-over-es.png")
+    replay = await pages.open(f"/replay/{table_id}/1?game=1&lang=es", **PHONE)
+    await expect(replay.locator("#replay-title")).to_have_text(
+        "Repetición: Mesa de Ana, partida 1, mano 1")
+    assert await replay.title() == "Repetición: Mesa de Ana, partida 1, mano 1 · muggins"
+    seen["replay"] = await spanish_text(replay)
+    guide = await pages.open("/guide/playelephant?lang=es", **PHONE)
+    await expect(guide.locator("#guide-title")).to_have_text("Dominó a cincos")
+    await expect(guide.locator(".example")).not_to_have_count(0)
+    seen["guide"] = await spanish_text(guide)
+    for name, text in seen.items():
+        assert not NOT_SPANISH.findall(text.replace("en inglés, spinner", "")), (
+            name, NOT_SPANISH.findall(text))
+        assert "spinner" not in text.replace("en inglés, spinner", "").replace(
+            "le dicen spinner", ""), (name, text)
+    for name, shown in (("sitting", page), ("replay", replay), ("guide", guide)):
+        await screenshot(shown, tmp_path / f"walk-{name}-es.png", full_page=True)

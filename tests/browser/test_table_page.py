@@ -357,7 +357,7 @@ async def test_spanish_from_the_address_and_from_the_seeds(pages: Pages) -> None
     page = await pages.open("/?lang=es")
     await expect(page.locator("#create-button")).to_have_text("Crear mesa")
     assert await page.get_attribute("html", "lang") == "es"
-    options = await page.locator("#preset option").all_inner_texts()
+    options = await page.locator("#preset option").all_text_contents()
     assert "Múltiplos de cinco (sin cruce)" in options and "fives-and-threes" not in options
     await create_from_lobby(page)
     await page.click("#go-to-table")

@@ -154,7 +154,8 @@ function showEvidence() {
     ? el("button", { type: "button", class: "secondary small", id: "dispute-hand", onclick: () => openDisputeDialog(tableId, seat.token, game, hand, () => { sent.textContent = t("evidence.sent"); }) }, t("evidence.dispute"))
     : null;
   const file = el("a", { href: `/tables/${encodeURIComponent(tableId)}/evidence?game=${game}&hand=${hand}`, id: "evidence-file", download: "" }, t("evidence.file"));
-  $("evidence").replaceChildren(receiptButton(tableId, game, hand), " ", file, " ", dispute, " ", sent);
+  // (No dispute button for a reader who did not sit here: nothing, not "null".)
+  $("evidence").replaceChildren(...[receiptButton(tableId, game, hand), " ", file, " ", dispute, " ", sent].filter((part) => part !== null));
 }
 
 start();
