@@ -31,6 +31,7 @@ from tests.support.service import Running
 
 async def test_create_a_table_against_a_bot_and_play_a_hand_by_clicking(pages: Pages) -> None:
     page = await pages.open("/")
+    await open_full_form(page)  # the whole form is "More options" (issue #25)
     await expect(page.locator("#rules dt").first).to_be_visible()
     await create_from_lobby(page)
     await page.click("#go-to-table")
