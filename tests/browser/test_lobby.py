@@ -112,8 +112,12 @@ async def test_quick_choices_for_partners_and_friends(pages: Pages) -> None:
     await expect(friend.locator("#table-title")).to_have_text("Mesa de Bea · Dominó a cincos")
 
 
-@pytest.mark.parametrize(("size", "lang"), [(DESKTOP, "en"), (PHONE, "es")],
-                         ids=["desktop-en", "phone-es"])
+BOTH_SIZES_AND_LANGUAGES = pytest.mark.parametrize(
+    ("size", "lang"), [(DESKTOP, "en"), (PHONE, "es"), (DESKTOP, "es"), (PHONE, "en")],
+    ids=["desktop-en", "phone-es", "desktop-es", "phone-en"])
+
+
+@BOTH_SIZES_AND_LANGUAGES
 async def test_the_lobby_lists_free_seats_first_with_names(
     pages: Pages, service: Running, size: dict[str, Any], lang: str,
 ) -> None:
@@ -152,8 +156,7 @@ async def test_the_lobby_lists_free_seats_first_with_names(
     assert await page.evaluate(OVERFLOW) <= 0
 
 
-@pytest.mark.parametrize(("size", "lang"), [(PHONE, "es"), (DESKTOP, "en")],
-                         ids=["phone-es", "desktop-en"])
+@BOTH_SIZES_AND_LANGUAGES
 async def test_a_casual_table_reads_as_its_game(
     pages: Pages, service: Running, size: dict[str, Any], lang: str,
 ) -> None:
@@ -166,8 +169,11 @@ async def test_a_casual_table_reads_as_its_game(
     assert "custom" not in await page.locator("header").inner_text()
 
 
-async def test_spanish_words_players_use(pages: Pages, tmp_path: Path) -> None:
-    page = await lobby(pages, "es", PHONE)
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+async def test_spanish_words_players_use(
+    pages: Pages, tmp_path: Path, size: dict[str, Any],
+) -> None:
+    page = await lobby(pages, "es", size)
     await page.click("#words > summary")
     words = page.locator("#words-explained")
     await expect(words.locator("dt")).to_contain_text(["La cuenta", "Cruce", "Pozo"])
@@ -180,7 +186,22 @@ async def test_spanish_words_players_use(pages: Pages, tmp_path: Path) -> None:
     rules = await page.locator("#rules").inner_text()
     assert "tablas" not in rules
     assert await page.evaluate(OVERFLOW) <= 0
-    await screenshot(page, shot(tmp_path, "lobby-words-phone-es.png"), full_page=True)
+    if size is PHONE:
+        await screenshot(page, shot(tmp_path, "lobby-words-phone-es.png"), full_page=True)
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+async def test_the_games_and_their_words_in_plain_english(
+    pages: Pages, size: dict[str, Any],
+) -> None:
+    page = await lobby(pages, "en", size)
+    await page.click("#words > summary")
+    await expect(page.locator("#words-explained dt")).to_contain_text(
+        ["The count", "Spinner", "Boneyard", "Going out (domino)", "Blocked hand"])
+    games = page.locator("#games-in-words")
+    await expect(games).to_contain_text("Sniff (Muggins with a spinner)")
+    await expect(games).to_contain_text("opens four ways")
+    assert await page.evaluate(OVERFLOW) <= 0
 
 
 #: English a Spanish page must not show (outside the names of games told in
