@@ -91,10 +91,7 @@ TARGETS = """() => {
 async def against_a_bot(pages: Pages, *, lang: str, preset: str | None,
                         size: dict[str, Any]) -> Page:
     page = await pages.open(f"/?lang={lang}", **size)
-    if preset is not None:
-        await page.wait_for_selector(f'#preset option[value="{preset}"]', state="attached")
-        await page.select_option("#preset", preset)
-    await create_from_lobby(page)
+    await create_from_lobby(page, preset=preset)
     await page.click("#go-to-table")
     await sit(page, "Ana")
     return page

@@ -18,12 +18,20 @@ from playwright.async_api import WebSocket, WebSocketRoute, expect
 
 from tests.browser.conftest import Pages
 from tests.support.clients import assert_nothing_hidden, unpacked
-from tests.support.pages import DOCS, create_from_lobby, play_a_move, play_until, sit
+from tests.support.pages import (
+    DOCS,
+    create_from_lobby,
+    open_full_form,
+    play_a_move,
+    play_until,
+    sit,
+)
 from tests.support.service import Running
 
 
 async def test_create_a_table_against_a_bot_and_play_a_hand_by_clicking(pages: Pages) -> None:
     page = await pages.open("/")
+    await open_full_form(page)  # the whole form is "More options" (issue #25)
     await expect(page.locator("#rules dt").first).to_be_visible()
     await create_from_lobby(page)
     await page.click("#go-to-table")
@@ -127,7 +135,7 @@ async def test_the_replay_page_steps_through_a_finished_hand(
 
 async def test_spanish_from_the_browser_and_switching_language(pages: Pages) -> None:
     page = await pages.open("/", locale="es-ES")
-    heading = page.locator("#create h2")
+    heading = page.locator("#full-form h3")
     await expect(heading).to_have_text("Mesa nueva")
     await expect(page.locator("#rules dt").first).to_have_text("Jugadores")
     await page.select_option("#language-select", "en")
@@ -228,6 +236,7 @@ async def test_screenshot_of_a_four_seat_spinner_game(pages: Pages, tmp_path: Pa
 
 async def test_a_muggins_rule_table_asks_for_the_claim(pages: Pages) -> None:
     page = await pages.open("/")
+    await open_full_form(page)
     await page.select_option("#preset", "classic-muggins")
     await expect(page.locator("#rules")).to_contain_text("muggins")
     await create_from_lobby(page)

@@ -20,6 +20,7 @@ from tests.browser.conftest import Pages
 from tests.support.clients import SeatClient
 from tests.support.pages import (
     create_from_lobby,
+    open_full_form,
     play_a_move,
     play_until,
     screenshot,
@@ -356,8 +357,8 @@ async def test_spanish_from_the_address_and_from_the_seeds(pages: Pages) -> None
     page = await pages.open("/?lang=es")
     await expect(page.locator("#create-button")).to_have_text("Crear mesa")
     assert await page.get_attribute("html", "lang") == "es"
-    options = await page.locator("#preset option").all_inner_texts()
-    assert "Muggins sin spinner" in options and "fives-and-threes" not in options
+    options = await page.locator("#preset option").all_text_contents()
+    assert "Múltiplos de cinco (sin cruce)" in options and "fives-and-threes" not in options
     await create_from_lobby(page)
     await page.click("#go-to-table")
     await sit(page, "Ana")
@@ -370,14 +371,15 @@ async def test_spanish_from_the_address_and_from_the_seeds(pages: Pages) -> None
 
 async def test_phone_width_keyboard_reach_and_labels(pages: Pages, tmp_path: Path) -> None:
     """Defects 10 and 11: the lobby wider than a phone, small end buttons, the
-    keyboard hint on a touch phone, ten Tabs to "Create table"; every control labelled."""
+    keyboard hint on a touch phone, ten Tabs to "Create table" (now "Play now"
+    has the focus from the start, issue #25); every control labelled."""
     desk = await pages.open("/")
     await desk.wait_for_selector("#preset option", state="attached")
     tabs = 0
-    while await desk.evaluate("() => document.activeElement?.id") != "create-button":
+    while await desk.evaluate("() => document.activeElement?.id") != "play-now":
         await desk.keyboard.press("Tab")
         tabs += 1
-        assert tabs <= 5, "Create table is more than five Tabs away"
+        assert tabs <= 1, "Play now is not where the keyboard starts"
     phone = await pages.open("/", width=390, height=844, is_mobile=True, has_touch=True)
     await phone.wait_for_selector("#board-rows tr", state="attached")
     overflow = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
@@ -415,7 +417,7 @@ async def test_the_rules_and_the_guide_are_a_key_away(pages: Pages, tmp_path: Pa
     href = await page.get_attribute("#guide-link", "href")
     assert href is not None and href.startswith("/guide/playelephant")
     guide = await pages.open(href)
-    await expect(guide.locator("#guide-title")).to_have_text("All Fives (PlayElephant)")
+    await expect(guide.locator("#guide-title")).to_have_text("All Fives")
     await expect(guide.locator(".example")).not_to_have_count(0)
     assert await guide.locator(".example .tile").count() > 3
     await expect(guide.locator("#guide-tips li")).not_to_have_count(0)
@@ -447,12 +449,13 @@ async def test_one_player_across_browsers(pages: Pages) -> None:
 async def test_a_casual_table_gives_hints_and_says_so(pages: Pages) -> None:
     """Issue #16: on a casual table a player may ask for the expert's play."""
     page = await pages.open("/")
+    await open_full_form(page)
     await page.click("#more-options summary")
     await page.check("#hints")
     await create_from_lobby(page)
     await page.click("#go-to-table")
     await sit(page, "Ana")
-    await expect(page.locator("#table-title")).to_contain_text("casual table")
+    await expect(page.locator("#table-title")).to_have_text("Ana's table · All Fives · casual")
     await my_turn(page)
     await page.click("#hint-button")
     await expect(page.locator("#hint-text")).to_contain_text("The expert would play",

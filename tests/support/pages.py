@@ -15,9 +15,21 @@ from playwright.async_api import Page, expect
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
+async def open_full_form(page: Page) -> None:
+    """Unfold the lobby's whole form (its "More options")."""
+    if await page.locator("#full-form").get_attribute("open") is None:
+        await page.click("#full-form > summary")
+
+
 async def create_from_lobby(page: Page, *, seats: int = 2, people: tuple[int, ...] = (0,),
-                            target: int | None = None, partners: bool = False) -> str:
-    """Fill the lobby's form and create the table; return its share link."""
+                            target: int | None = None, partners: bool = False,
+                            preset: str | None = None) -> str:
+    """Fill the lobby's form (under "More options") and create the table;
+    return its share link."""
+    await open_full_form(page)
+    if preset is not None:
+        await page.wait_for_selector(f'#preset option[value="{preset}"]', state="attached")
+        await page.select_option("#preset", preset)
     await page.select_option("#seats", str(seats))
     if partners:
         await page.check("#partnerships")

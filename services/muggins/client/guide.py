@@ -144,9 +144,9 @@ def _tips(rules: Ruleset, language: Language) -> list[str]:
             "The spinner's short sides open once both long sides hold a tile, but they add "
             "to the count only when a tile is played on them; while one long side is free, "
             "the spinner counts its full value.",
-            "Los lados cortos del spinner se abren cuando ya hay fichas en sus dos lados "
+            "Los lados cortos del cruce se abren cuando ya hay fichas en sus dos lados "
             "largos, pero solo suman a la cuenta cuando se juega una ficha en ellos. Mientras "
-            "un lado largo siga libre, el spinner cuenta entero."))
+            "un lado largo siga libre, el cruce cuenta entero."))
     if rules.partnerships:
         tips.append(_say(
             language,

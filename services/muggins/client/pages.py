@@ -72,7 +72,9 @@ def checked_language(lang: str) -> Language:
     """A ?lang= value, or a 400 naming the languages there are."""
     if lang not in LANGUAGES:
         raise HTTPException(status_code=HTTP_400_BAD_REQUEST,
-                            detail=f"unknown language {lang!r}; choose from {', '.join(LANGUAGES)}")
+                            detail=f"unknown language {lang[:20]!r}; choose from "
+                                   f"{', '.join(LANGUAGES)}",
+                            extra={"code": "unknown-language"})
     return lang
 
 

@@ -28,12 +28,14 @@ from muggins.domain.streams import table_stream
 from muggins.domain.table_life import LifeKind, table_life
 from muggins.domain.views import RuleLine
 from muggins.projections.runner import QUERIES as VIEW_QUERIES
-from muggins.rules.describe import PRESET_SUMMARIES, Language, describe, preset_title
+from muggins.rules.describe import PRESET_SUMMARIES, Language, describe
 from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
+from muggins.rules.ruleset import Ruleset
 from muggins.tables.admission import Throttled
 from muggins.tables.errors import BadRequest, PlayerNotFound, Refusal, TableNotFound
 from muggins.tables.life_view import life_view
+from muggins.tables.names import table_name, table_title
 from muggins.tables.protocol import (
     CreateTable,
     LeaderboardLine,
@@ -59,6 +61,9 @@ from muggins.tables.seating import is_player_id, seating_history
 #: The deepest leaderboard page anyone may ask for (beyond it: 400).
 MAX_PAGE = 100_000
 Body = TypeVar("Body", CreateTable, TakeSeat, RotateSecret, OpenDispute, ResolveDispute)
+
+
+decode_ruleset = msgspec.json.Decoder(Ruleset).decode
 
 
 def runtime_of(request: Request | WebSocket) -> Runtime:  # type: ignore[type-arg]
@@ -106,7 +111,8 @@ async def table_info(runtime: Runtime, table_id: str, language: Language = "en")
                for s in table.seats],
         share_link=runtime.share_link(table_id),
         spectator_link=runtime.watch_link(table_id),
-        title=preset_title(table.ruleset.preset, language),
+        title=table_title(table.ruleset, table.made_from, language),
+        name=table_name(table_id, table.host, language),
         chat=table.chat,
         closed_reason=life.reason,
         life=life_view(held, game, runtime.commands.timings),
@@ -133,16 +139,18 @@ async def strictly(request: Request, kind: type[Body]) -> Body:  # type: ignore[
 
 @post("/tables", summary="Create a table", description="A table from a preset, with bots.")
 async def create_table(
-    request: Request, data: JSONBody[CreateTable]  # type: ignore[type-arg]
+    request: Request, data: JSONBody[CreateTable],  # type: ignore[type-arg]
+    lang: FromQuery[str] = "en",
 ) -> TableInfo:
     runtime = runtime_of(request)
+    language = checked_language(lang)
     data = await strictly(request, CreateTable)
     try:
         table = await runtime.seating.open_table(data, runtime.settings.turn_clock_seconds)
     except Refusal as error:
         raise refused(error) from None
     await runtime.commands.begin(table)
-    return await table_info(runtime, table.state.table_id)
+    return await table_info(runtime, table.state.table_id, language)
 
 
 @get("/tables/{table_id:str}", summary="A table: its rules in words and its seats")
@@ -208,12 +216,15 @@ async def rotate_secret(
 
 @get("/lobby", summary="Open tables with free seats, and tables being played",
      description="Open tables page by page (`page`, `limit` a page), tables where "
-                 "somebody already waits first; the newest tables being played.")
+                 "somebody already waits first; the newest tables being played.  Each "
+                 "with its name and the game it plays, in the language `lang`.")
 async def lobby(
     request: Request,  # type: ignore[type-arg]
     limit: FromQuery[int] = 50,
     page: FromQuery[int] = 1,
+    lang: FromQuery[str] = "en",
 ) -> Lobby:
+    language = checked_language(lang)
     if not 1 <= page <= MAX_PAGE:
         raise refused(BadRequest(f"page is 1 to {MAX_PAGE}"))
     runtime = runtime_of(request)
@@ -223,18 +234,23 @@ async def lobby(
                                            (page - 1) * limit)
         playing_rows = await connection.fetch(VIEW_QUERIES["playing"], limit)
         total = await connection.fetchval(VIEW_QUERIES["open_tables_count"])
-    open_tables = [
-        LobbyTable(row["table_id"], msgspec.json.decode(row["ruleset"])["preset"],
-                   row["seats"], row["free"], runtime.share_link(row["table_id"]),
-                   row["people"], row["in_progress"],
-                   msgspec.json.decode(row["scores"]) if row["scores"] else [])
-        for row in open_rows
-    ]
+    open_tables = []
+    for row in open_rows:
+        ruleset = decode_ruleset(row["ruleset"])
+        open_tables.append(LobbyTable(
+            row["table_id"], ruleset.preset, row["seats"], row["free"],
+            runtime.share_link(row["table_id"]), row["people"], row["in_progress"],
+            msgspec.json.decode(row["scores"]) if row["scores"] else [],
+            name=table_name(row["table_id"], row["host_name"], language),
+            title=table_title(ruleset, row["made_from"], language)))
     playing = [
         PlayingTable(row["table_id"], row["game"], row["version"],
                      msgspec.Raw(row["public_view"].encode()),
                      runtime.watch_link(row["table_id"]), list(row["names"] or []),
-                     row["preset"] or "")
+                     row["preset"] or "",
+                     name=table_name(row["table_id"], row["host_name"], language),
+                     title=table_title(decode_ruleset(row["ruleset"]), row["made_from"],
+                                       language))
         for row in playing_rows
     ]
     return Lobby(open_tables, playing, page, total)

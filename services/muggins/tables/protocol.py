@@ -84,8 +84,11 @@ class TableInfo(msgspec.Struct, frozen=True):
     seats: list[SeatSummary]
     share_link: str
     spectator_link: str
-    #: The preset's name as players know it, in the language asked.
+    #: The game it plays, as players know it, in the language asked ("All
+    #: Fives · casual": muggins.tables.names).
     title: str = ""
+    #: What people call the table ("Ana's table"; its id is for links).
+    name: str = ""
     #: Whether the table has a chat.
     chat: bool = True
     #: Why it closed (finished, abandoned, everyone-left, idle), when closed.
@@ -343,6 +346,10 @@ class LobbyTable(msgspec.Struct, frozen=True):
     #: the scores so far.
     in_progress: bool = False
     scores: list[int] = []
+    #: What people call it, and the game it plays (muggins.tables.names), in
+    #: the language asked.
+    name: str = ""
+    title: str = ""
 
 
 class PlayingTable(msgspec.Struct, frozen=True):
@@ -355,6 +362,9 @@ class PlayingTable(msgspec.Struct, frozen=True):
     names: list[str | None] = []
     #: The preset the game is played under.
     preset: str = ""
+    #: What people call it, and the game it plays (muggins.tables.names).
+    name: str = ""
+    title: str = ""
 
 
 class Lobby(msgspec.Struct, frozen=True):

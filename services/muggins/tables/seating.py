@@ -247,6 +247,7 @@ class Seating:
             bots=tuple(BotAtSeat(seat, level) for seat, level in sorted(bots.items())),
             chat=request.chat,
             bot_budget_ms=request.bot_budget_ms,
+            made_from=request.preset,
         )]
         full = len(bots) == ruleset.seats
         if full:

@@ -64,6 +64,9 @@ class TableOpened(TableEvent, frozen=True, kw_only=True):
     chat: bool = True
     #: The expert bot's thinking time per decision here (None: the service's).
     bot_budget_ms: int | None = None
+    #: The preset the table was made from: its name stays what people read
+    #: when changed knobs make the ruleset "custom" (None: not recorded).
+    made_from: str | None = None
 
 
 class SeatTaken(TableEvent, frozen=True, kw_only=True):
@@ -254,6 +257,11 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     seals: tuple[HandSealed, ...] = ()
     #: Every dispute opened at the table, in order, with its resolution.
     disputes: tuple[DisputeState, ...] = ()
+    #: The preset the table was made from (TableOpened.made_from).
+    made_from: str | None = None
+    #: The name of the first person who sat here: the table is known by it
+    #: (muggins.tables.names), even after they leave.
+    host: str | None = None
 
     def last_sealed_hand(self, game: int) -> int:
         """The number of the last hand of ``game`` sealed (0: none)."""
@@ -331,10 +339,13 @@ def evolve_table(state: TableState | None, event: TableEvent, table_id: str = ""
                         for seat in range(event.ruleset.seats)),
             chat=event.chat,
             bot_budget_ms=event.bot_budget_ms,
+            made_from=event.made_from,
         )
     if state is None:
         raise ValueError(f"a table stream must begin with TableOpened, not {type(event).__name__}")
     if isinstance(event, SeatTaken):
+        if state.host is None:
+            state = msgspec.structs.replace(state, host=event.name)
         return _with_seat(state, msgspec.structs.replace(
             state.seats[event.seat], player_id=event.player_id, name=event.name))
     if isinstance(event, GameBegun):

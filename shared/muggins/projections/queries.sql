@@ -35,27 +35,29 @@ SELECT game, version, public_view::text AS public_view, phase,
 
 -- name: playing
 SELECT v.table_id, v.game, v.version, v.public_view::text AS public_view,
-       v.state->'ruleset'->>'preset' AS preset,
+       v.state->'ruleset'->>'preset' AS preset, (v.state->'ruleset')::text AS ruleset,
        (SELECT array_agg(s.name ORDER BY s.seat) FROM seats s WHERE s.table_id = v.table_id)
-           AS names
-  FROM table_views v
+           AS names,
+       t.host_name, t.made_from
+  FROM table_views v LEFT JOIN tables t USING (table_id)
  WHERE v.phase IN ('playing', 'between-hands')
-   AND NOT EXISTS (SELECT 1 FROM tables t
-                    WHERE t.table_id = v.table_id AND t.closed_reason IS NOT NULL)
+   AND t.closed_reason IS NULL
  ORDER BY v.updated_at DESC LIMIT $1;
 
 -- name: open_tables
 -- Tables with a free seat: those where somebody already sits first (a
 -- person is waiting), then the newest.  A seat given up mid-game is listed
 -- too, with the game's scores so far (from its view).
-SELECT t.table_id, t.ruleset::text AS ruleset, count(*) FILTER (WHERE s.name IS NULL) AS free,
+SELECT t.table_id, t.ruleset::text AS ruleset, t.host_name, t.made_from,
+       count(*) FILTER (WHERE s.name IS NULL) AS free,
        count(*) AS seats, count(*) FILTER (WHERE s.player_id IS NOT NULL) AS people,
        t.game_number > 0 AS in_progress,
        (SELECT v.public_view->'scores' FROM table_views v
          WHERE v.table_id = t.table_id AND v.game = t.game_number)::text AS scores
   FROM tables t JOIN seats s USING (table_id)
  WHERE t.closed_reason IS NULL
- GROUP BY t.table_id, t.ruleset::text, t.created_at, t.game_number
+ GROUP BY t.table_id, t.ruleset::text, t.host_name, t.made_from, t.created_at,
+          t.game_number
 HAVING count(*) FILTER (WHERE s.name IS NULL) > 0
  ORDER BY count(*) FILTER (WHERE s.player_id IS NOT NULL) > 0 DESC, t.created_at DESC,
           t.table_id
@@ -117,8 +119,8 @@ SELECT count(*) FROM leaderboard WHERE preset = $1;
 SELECT preset, count(*) AS players FROM leaderboard GROUP BY preset ORDER BY preset;
 
 -- name: seating_open
-INSERT INTO tables (table_id, ruleset, turn_clock_seconds, created_at)
-VALUES ($1, $2, $3, $4)
+INSERT INTO tables (table_id, ruleset, turn_clock_seconds, created_at, made_from)
+VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (table_id) DO NOTHING;
 
 -- name: seating_seats
@@ -129,6 +131,10 @@ ON CONFLICT (table_id, seat) DO NOTHING;
 
 -- name: seating_taken
 UPDATE seats SET name = $3, player_id = $4 WHERE table_id = $1 AND seat = $2;
+
+-- name: seating_host
+-- The first person who sat: the table is known by their name (muggins.tables.names).
+UPDATE tables SET host_name = $2 WHERE table_id = $1 AND host_name IS NULL;
 
 -- name: seating_game
 UPDATE tables SET game_number = greatest(game_number, $2) WHERE table_id = $1;

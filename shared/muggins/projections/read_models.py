@@ -181,7 +181,7 @@ class TableSeating:
             if isinstance(event, TableOpened):
                 await connection.execute(
                     QUERIES["seating_open"], table_id, _encode(event.ruleset).decode(),
-                    event.turn_clock_seconds, recorded.recorded_at)
+                    event.turn_clock_seconds, recorded.recorded_at, event.made_from)
                 levels = {bot.seat: bot.level for bot in event.bots}
                 seats = list(range(event.ruleset.seats))
                 await connection.execute(
@@ -190,6 +190,7 @@ class TableSeating:
             elif isinstance(event, SeatTaken):
                 await connection.execute(QUERIES["seating_taken"], table_id, event.seat,
                                          event.name, uuid.UUID(event.player_id))
+                await connection.execute(QUERIES["seating_host"], table_id, event.name)
             elif isinstance(event, GameBegun):
                 await connection.execute(QUERIES["seating_game"], table_id, event.game)
             elif isinstance(event, TableClosed):

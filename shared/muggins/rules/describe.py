@@ -10,60 +10,73 @@ from muggins.rules.ruleset import Ruleset
 Language = Literal["en", "es"]
 LANGUAGES: tuple[Language, ...] = ("en", "es")
 
+# Each preset in one sentence, in plain words: the lobby lists them for
+# players who know no variant by name, so every bit of jargon is said (a
+# spinner is "a double that opens four ways").  Spanish uses the players'
+# words (docs/glossary.md): "a cincos", "cruce", "robar", "pozo".
 PRESET_SUMMARIES: dict[str, str] = {
-    "playelephant": "All Fives as PlayElephant plays it: the first double is a spinner, "
-    "every multiple of 5 scores, game to 250 (200 in pairs); the game ends the moment someone "
-    "reaches it.",
-    "muggins": "Muggins without a spinner: the line keeps two ends, each opponent's hand "
-    "is rounded, the highest double leads.",
-    "all-fives": "All Fives each for themselves: spinner, game to 150 checked at the end "
-    "of each hand.",
-    "draw": "The Draw game: no points during play; draw when stuck; the first out wins.",
-    "block": "The Block game: no points during play, no drawing; the first out wins.",
-    "sniff": "Sniff: Muggins with the first double as a spinner.",
-    "five-up": "Five-Up: Muggins where every double is a spinner.",
-    "all-threes": "All Threes: Muggins scoring multiples of 3.",
-    "fives-and-threes": "Fives and Threes, the pub game: a point per five and per three, "
-    "one point for the hand, game to 61.",
-    "classic-muggins": "Muggins as printed in 1864, with the 1868 muggins rule: claim your "
-    "count or an opponent takes it; 200 for two players, 150 for three or four.",
+    "playelephant": "The classic: after each play, add up the open ends; a multiple of 5 "
+    "scores it. The first double is a spinner (it opens four ways). Game to 250 (200 in "
+    "pairs), won the moment someone reaches it.",
+    "muggins": "All Fives' scoring with a plain line: no spinner, so the line keeps two "
+    "ends; each opponent's hand is rounded; the highest double leads.",
+    "all-fives": "All Fives each for themselves, with a spinner: game to 150, checked at "
+    "the end of each hand.",
+    "draw": "Plain dominoes, one hand: no points during play; if you cannot play, you draw "
+    "from the boneyard; the first out wins.",
+    "block": "Plain dominoes, one hand, no drawing: if you cannot play, you pass; the first "
+    "out wins.",
+    "sniff": "Muggins (multiples of 5 score) with the first double a spinner that "
+    "opens four ways.",
+    "five-up": "Muggins (multiples of 5 score) where every double is a spinner, so "
+    "the layout branches often.",
+    "all-threes": "Like Muggins, but multiples of 3 score.",
+    "fives-and-threes": "The British pub game: a point for every five and "
+    "every three in the count, one point for the hand, game to 61.",
+    "classic-muggins": "Muggins as printed in 1864, with the muggins rule: say your points "
+    "as you play, or an opponent calls “muggins” and takes them; 200 for two players, 150 "
+    "for three or four.",
 }
 
 
 PRESET_SUMMARIES_ES: dict[str, str] = {
-    "playelephant": "All Fives como se juega en PlayElephant: el primer doble es el spinner "
-    "(cuatro brazos), toda cuenta múltiplo de 5 se anota, partida a 250 (200 "
-    "por parejas), y se gana en cuanto se alcanza la meta.",
-    "muggins": "Muggins sin spinner: la cadena tiene siempre dos extremos, la mano de "
-    "cada rival se redondea por separado y sale el doble más alto.",
-    "all-fives": "All Fives individual, con spinner: partida a 150, que se comprueba al "
-    "final de cada mano.",
-    "draw": "Dominó de robo: no hay puntos durante la mano; quien no puede jugar roba"
-    " del pozo; gana quien se domina primero.",
-    "block": "Dominó sin robar: no hay puntos durante la mano ni se roba; quien no "
-    "puede jugar pasa; gana quien se domina primero.",
-    "sniff": "Sniff: Muggins con el primer doble como spinner.",
-    "five-up": "Five-Up: Muggins en el que todos los dobles son spinner.",
-    "all-threes": "All Threes: Muggins en el que puntúan los múltiplos de 3.",
-    "fives-and-threes": "Fives and Threes, el juego de los pubs ingleses: un punto por cada cinco"
-    " y por cada tres de la cuenta, un punto por ganar la mano; partida a 61.",
-    "classic-muggins": "Muggins tal como se publicó en 1864, con la regla muggins de 1868: canta"
-    " tus puntos o un rival se los queda; a 200 con dos jugadores y a 150 con"
-    " tres o cuatro.",
+    "playelephant": "El clásico: tras cada jugada se suman los extremos abiertos y, si es "
+    "múltiplo de 5, se anota. El primer doble es el cruce (abre cuatro salidas). Partida a "
+    "250 (200 por parejas), que se gana en cuanto alguien llega.",
+    "muggins": "Se anotan los múltiplos de cinco, con la cadena sencilla: sin cruce, siempre "
+    "dos extremos; la mano de cada rival se redondea por separado y sale el doble más alto.",
+    "all-fives": "A cincos, cada uno por su cuenta y con cruce: partida a 150, que se "
+    "comprueba al final de cada mano.",
+    "draw": "Dominó de siempre, a una mano: no hay puntos durante la mano; quien no puede "
+    "jugar roba del pozo; gana quien se domina primero.",
+    "block": "Dominó de siempre, a una mano y sin robar: quien no puede jugar pasa; gana "
+    "quien se domina primero.",
+    "sniff": "Múltiplos de cinco en el que el primer doble es el cruce y abre cuatro salidas "
+    "(en inglés, Sniff).",
+    "five-up": "Múltiplos de cinco en el que todos los dobles son cruce, así que la cadena se "
+    "ramifica a menudo (en inglés, Five-Up).",
+    "all-threes": "Como los múltiplos de cinco, pero se anotan los múltiplos de 3 (en inglés, "
+    "All Threes).",
+    "fives-and-threes": "El juego de los pubs ingleses (Fives and Threes): un punto por cada "
+    "cinco y por cada tres de la cuenta, un punto por ganar la mano; partida a 61.",
+    "classic-muggins": "Muggins tal como se publicó en 1864, con la regla muggins: canta tus "
+    "puntos al jugar o un rival canta «muggins» y se los queda; a 200 con dos jugadores y a "
+    "150 con tres o cuatro.",
 }
 
 
-#: Each preset's name as players know it, in English and in Spanish.
+#: Each preset's name as players know it, in English and in Spanish (the
+#: Spanish from the seeds' own words: docs/glossary.md).
 PRESET_TITLES: dict[str, tuple[str, str]] = {
-    "playelephant": ("All Fives (PlayElephant)", "All Fives (PlayElephant)"),
-    "muggins": ("Muggins, no spinner", "Muggins sin spinner"),
-    "all-fives": ("All Fives to 150", "All Fives a 150"),
-    "draw": ("Draw dominoes", "Dominó de robo"),
-    "block": ("Block dominoes", "Dominó sin robar"),
-    "sniff": ("Sniff", "Sniff"),
-    "five-up": ("Five-Up", "Five-Up"),
-    "all-threes": ("All Threes", "All Threes (múltiplos de tres)"),
-    "fives-and-threes": ("Fives and Threes", "Fives and Threes (cincos y treses)"),
+    "playelephant": ("All Fives", "Dominó a cincos"),
+    "muggins": ("Muggins (no spinner)", "Múltiplos de cinco (sin cruce)"),
+    "all-fives": ("All Fives to 150", "A cincos, a 150"),
+    "draw": ("Draw dominoes", "Dominó con robo"),
+    "block": ("Block dominoes", "Dominó sin robo"),
+    "sniff": ("Sniff (Muggins with a spinner)", "Múltiplos de cinco con cruce"),
+    "five-up": ("Five-Up (every double a spinner)", "Múltiplos de cinco, todo doble es cruce"),
+    "all-threes": ("All Threes", "Múltiplos de tres"),
+    "fives-and-threes": ("Fives and Threes", "Cincos y treses"),
     "classic-muggins": ("Classic Muggins (claim your points)",
                         "Muggins clásico (canta tus puntos)"),
 }
@@ -81,7 +94,7 @@ def preset_summary(name: str, language: Language = "en") -> str:
 
 def seating_words(name: str, language: Language = "en") -> str:
     """How a preset is seated, as a reason to show where it is not:
-    "All Fives (PlayElephant) is played by 2 players or 4 in partnerships"."""
+    "All Fives is played by 2 players or 4 in partnerships"."""
     from muggins.rules.presets import seatings
 
     spanish = language == "es"
@@ -117,18 +130,19 @@ def _seating(rules: Ruleset, say: Say) -> str:
 def _spinner(rules: Ruleset, say: Say) -> str:
     if rules.spinner == "none":
         return say("No spinner: the line always has two ends; doubles lie crosswise.",
-                   "Sin spinner: la cadena tiene siempre dos extremos; los dobles van atravesados.")
+                   "Sin cruce: la cadena tiene siempre dos extremos; los dobles van atravesados.")
     if rules.spinner == "first-double":
         return say(
             "The first double played is the spinner: once both its long sides hold a tile, "
             "its short sides open too, and the layout grows in four directions.",
-            "El primer doble que se juega es el spinner: cuando ya hay fichas en sus dos lados "
-            "largos, se abren también los cortos y la cadena puede crecer en cuatro brazos.",
+            "El primer doble que se juega es el cruce (en inglés, spinner): cuando ya hay fichas "
+            "en sus dos lados largos, se abren también los cortos y la cadena puede crecer en "
+            "cuatro brazos.",
         )
     return say(
         "Every double is a spinner, opening its short sides once both long sides are covered.",
-        "Todos los dobles son spinner: cada uno abre sus lados cortos cuando ya hay fichas en "
-        "sus dos lados largos.",
+        "Todos los dobles son cruce (en inglés, spinner): cada uno abre sus lados cortos cuando "
+        "ya hay fichas en sus dos lados largos.",
     )
 
 
@@ -200,7 +214,7 @@ def _target(rules: Ruleset, say: Say) -> str:
     if rules.target is None:
         return say("One hand decides the game; a blocked tie is a drawn game.",
                    "Una sola mano decide la partida; si el tranque queda empatado, la "
-                   "partida termina en tablas.")
+                   "partida termina en empate.")
     if rules.target_check == "immediate":
         return say(
             f"Game to {rules.target} points, won the moment a play reaches it, even mid-hand "

@@ -1,4 +1,6 @@
-// The lobby: create a table, see open tables and games being played, the leaderboard.
+// The lobby: play now against the computer in one click, or choose a game and
+// whom to play with; every table's knobs under "More options"; open tables
+// (free seats first) and games being played; the leaderboard.
 import { api, el, playerIdentity, rememberIdentity, rememberName, savedName } from "./common.js";
 import { language, t, translatePage } from "./i18n.js";
 
@@ -100,19 +102,16 @@ async function createTable(event) {
   }
 }
 
-function presetTitle(name) {
-  return presets.find((p) => p.preset === name)?.title ?? name;
-}
-
 async function refreshTables() {
   let lobby;
   try {
-    lobby = await api(`/lobby?limit=${OPEN_PER_PAGE}&page=${openPage}`);
+    lobby = await api(`/lobby?limit=${OPEN_PER_PAGE}&page=${openPage}&lang=${language()}`);
   } catch {
     return; // try again at the next refresh
   }
-  const open = lobby.open.map((table) => el("li", {},
-    el("span", {}, `${presetTitle(table.preset)} · `,
+  // Named for people ("Ana's table") and by the game they play, in the reader's language (the server's words).
+  const open = lobby.open.map((table) => el("li", { dataset: { table: table.table_id } },
+    el("span", {}, el("strong", { class: "table-name" }, table.name), ` · ${table.title} · `,
       // A seat given up by someone who left, the game going on (unrated) once taken.
       table.in_progress
         ? t("lobby.seatInProgress", { scores: (table.scores ?? []).join("–") })
@@ -125,8 +124,8 @@ async function refreshTables() {
   $("open-prev").disabled = openPage <= 1;
   $("open-next").disabled = openPage >= pages;
   $("open-tables").replaceChildren(...(open.length ? open : [el("li", { class: "muted" }, t("lobby.none"))]));
-  const playing = lobby.playing.map((table) => el("li", {},
-    el("span", {}, el("strong", {}, presetTitle(table.preset)), " · ", table.names.map((name) => name ?? "?").join(" · "), " — ", table.view.scores.join(" : ")),
+  const playing = lobby.playing.map((table) => el("li", { dataset: { table: table.table_id } },
+    el("span", {}, el("strong", { class: "table-name" }, table.name), ` · ${table.title} · `, table.names.map((name) => name ?? "?").join(" · "), " — ", table.view.scores.join(" : ")),
     el("a", { class: "button secondary", href: `/watch/${table.table_id}` }, t("lobby.watch"))));
   $("playing-tables").replaceChildren(...(playing.length ? playing : [el("li", { class: "muted" }, t("lobby.none"))]));
 }
@@ -152,6 +151,109 @@ async function refreshBoard() {
   $("board-page").textContent = t("board.page", { page: boardPage });
   $("board-prev").disabled = boardPage <= 1;
   $("board-next").disabled = boardPage * PER_PAGE >= board.total;
+}
+
+// ------------------------------------------------------------------ playing at once
+
+// The presets for one against one and for partnerships (what each allows, in words).
+let duelPresets = [];
+let pairPresets = [];
+let quickRequest = 0;
+
+async function loadQuickChoices() {
+  const request = ++quickRequest;
+  const [duels, pairs] = await Promise.all([
+    api(`/presets?seats=2&partnerships=false&lang=${language()}`),
+    api(`/presets?seats=4&partnerships=true&lang=${language()}`),
+  ]);
+  if (request !== quickRequest) return; // the language changed again meanwhile
+  duelPresets = duels;
+  pairPresets = pairs;
+  const select = $("quick-game");
+  const shown = select.value;
+  select.replaceChildren(...duels.map((p) => el("option", { value: p.preset }, p.title)));
+  select.value = shown || (duels.find((p) => p.default) ?? duels[0]).preset;
+  const usual = duels.find((p) => p.default) ?? duels[0];
+  $("play-now-about").textContent = t("lobby.playNowAbout", { game: usual.title });
+  $("games-in-words").replaceChildren(...duels.flatMap((p) => [el("dt", {}, p.title), el("dd", {}, p.summary)]));
+  $("words-explained").replaceChildren(...WORDS_EXPLAINED.flatMap((word) => [
+    el("dt", {}, t(`lobby.word.${word}`)), el("dd", {}, t(`lobby.word.${word}.means`))]));
+  showGameChoice();
+}
+
+// The jargon the rules use, each said in plain words (i18n.js).
+const WORDS_EXPLAINED = ["count", "spinner", "boneyard", "out", "blocked", "partners", "muggins"];
+
+function showGameChoice() {
+  const name = $("quick-game").value;
+  const duel = duelPresets.find((p) => p.preset === name);
+  $("game-summary").textContent = duel ? duel.summary : "";
+  const pairs = pairPresets.find((p) => p.preset === name);
+  const allowed = Boolean(pairs?.available);
+  $("quick-pairs-bots").disabled = !allowed;
+  $("quick-pairs-friends").disabled = !allowed;
+  $("pairs-unavailable").hidden = allowed;
+  $("pairs-unavailable").textContent = allowed ? "" : (pairs?.reason ?? "");
+}
+
+// A name for a person who gave none: they can change it at their next table.
+function nameToSitWith() {
+  const typed = $("play-name").value.trim();
+  if (typed) return typed;
+  return savedName() || t("lobby.guestName", { n: 100 + Math.floor(Math.random() * 900) });
+}
+
+// Create a table, sit at seat 1 (seat 0 on the wire), and open it: the
+// table page finds the seat's token where it keeps them.
+async function playAt(body, button) {
+  const error = $("play-error");
+  error.hidden = true;
+  const buttons = document.querySelectorAll("#play button");
+  buttons.forEach((b) => { b.dataset.wasDisabled = b.disabled ? "1" : ""; b.disabled = true; });
+  try {
+    const table = await api(`/tables?lang=${language()}`, { method: "POST", body: JSON.stringify(body) });
+    const name = nameToSitWith();
+    const granted = await takeSeat(table.table_id, 0, name);
+    rememberIdentity(granted.player_id, granted.player_secret);
+    rememberName(name);
+    localStorage.setItem(`muggins.seat.${table.table_id}`, JSON.stringify({ seat: granted.seat, token: granted.token }));
+    location.assign(`/play/${encodeURIComponent(table.table_id)}`);
+  } catch (problem) {
+    error.textContent = problem.message;
+    error.hidden = false;
+    buttons.forEach((b) => { b.disabled = b.dataset.wasDisabled === "1"; });
+    if (button) button.focus();
+  }
+}
+
+async function takeSeat(tableId, seat, name) {
+  const request = (player) => api(`/tables/${encodeURIComponent(tableId)}/seats/${seat}`, {
+    method: "POST", body: JSON.stringify(player ? { name, player } : { name }),
+  });
+  try {
+    return await request(playerIdentity());
+  } catch (problem) {
+    if (problem.status !== 403) throw problem;
+    localStorage.removeItem("muggins.player"); // an identity this server does not know
+    return request(null);
+  }
+}
+
+function quickTable(preset, { seats, partnerships = false, bots = [] }) {
+  return { preset, seats, partnerships, bots: bots.map((seat) => ({ seat, level: "expert" })) };
+}
+
+function setUpQuickPlay() {
+  $("play-name").value = savedName();
+  const defaultPreset = () => (duelPresets.find((p) => p.default) ?? duelPresets[0])?.preset ?? "playelephant";
+  const game = () => $("quick-game").value || defaultPreset();
+  const on = (id, body) => $(id).addEventListener("click", () => playAt(body(), $(id)));
+  on("play-now", () => quickTable(defaultPreset(), { seats: 2, bots: [1] }));
+  on("quick-duel-bots", () => quickTable(game(), { seats: 2, bots: [1] }));
+  on("quick-duel-friends", () => quickTable(game(), { seats: 2 }));
+  on("quick-pairs-bots", () => quickTable(game(), { seats: 4, partnerships: true, bots: [1, 2, 3] }));
+  on("quick-pairs-friends", () => quickTable(game(), { seats: 4, partnerships: true }));
+  $("quick-game").addEventListener("change", showGameChoice);
 }
 
 // One player across browsers: the identity travels in the address's
@@ -240,7 +342,8 @@ async function start() {
     $("copy-identity").textContent = t("lobby.copied");
   });
   $("rotate-identity").addEventListener("click", rotateSecret);
-  translatePage(() => { showBotSeats(); loadPresets(); refreshTables(); refreshBoard(); showIdentity(); });
+  translatePage(() => { showBotSeats(); loadPresets(); loadQuickChoices(); refreshTables(); refreshBoard(); showIdentity(); });
+  setUpQuickPlay();
   // Asked once the page has its words; the lobby loads behind the question.
   offerIdentityFromAddress().then(showIdentity);
   showBotSeats();
@@ -264,7 +367,7 @@ async function start() {
   $("board-next").addEventListener("click", () => { boardPage += 1; refreshBoard(); });
   $("open-prev").addEventListener("click", () => { openPage -= 1; refreshTables(); });
   $("open-next").addEventListener("click", () => { openPage += 1; refreshTables(); });
-  await loadPresets();
+  await Promise.all([loadPresets(), loadQuickChoices()]);
   await Promise.all([refreshTables(), refreshBoard()]);
   setInterval(refreshTables, 5000);
   setInterval(refreshBoard, 15000);

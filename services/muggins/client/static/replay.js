@@ -3,7 +3,7 @@
 import { drawBoard, tileSvg } from "./board.js";
 import { api, el } from "./common.js";
 import { openDisputeDialog, receiptButton } from "./evidence.js";
-import { describeEvent, endPhrase, t, tileText, translatePage } from "./i18n.js";
+import { describeEvent, endPhrase, language, t, tileText, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const [, , rawTable, rawHand] = location.pathname.split("/");
@@ -13,10 +13,14 @@ const game = Number(new URLSearchParams(location.search).get("game") || "1");
 let replay = null;
 let position = 0;
 let analysis = null;
+// What people call the table ("Ana's table", the server's words: muggins.tables.names).
+let tableName = null;
 
 function show() {
   if (!replay) return;
-  $("replay-title").textContent = t("replay.title", { table: tableId, game, hand });
+  const title = t("replay.titleNamed", { table: tableName ?? tableId, game, hand });
+  $("replay-title").textContent = title;
+  document.title = `${title} · muggins`;
   const verdict = $("verdict");
   verdict.className = `verdict ${replay.status === "fair" ? "fair" : "problems"}`;
   verdict.dataset.status = replay.status;
@@ -102,7 +106,7 @@ function go(to) {
 }
 
 async function start() {
-  translatePage(() => { if (replay) showEvidence(); show(); });
+  translatePage(() => { if (replay) showEvidence(); loadName().then(show); });
   $("first").addEventListener("click", () => go(0));
   $("back").addEventListener("click", () => go(position - 1));
   $("forward").addEventListener("click", () => go(position + 1));
@@ -122,10 +126,19 @@ async function start() {
     $("fatal").hidden = false;
     return;
   }
+  await loadName();
   $("back-to-table").href = `/play/${encodeURIComponent(tableId)}`;
   $("replay").hidden = false;
   showEvidence();
   show();
+}
+
+async function loadName() {
+  try {
+    tableName = (await api(`/tables/${encodeURIComponent(tableId)}?lang=${language()}`)).name || null;
+  } catch {
+    // the id names it well enough
+  }
 }
 
 // The hand's receipt, and a dispute for a player who sat at this table in this browser.
@@ -141,7 +154,8 @@ function showEvidence() {
     ? el("button", { type: "button", class: "secondary small", id: "dispute-hand", onclick: () => openDisputeDialog(tableId, seat.token, game, hand, () => { sent.textContent = t("evidence.sent"); }) }, t("evidence.dispute"))
     : null;
   const file = el("a", { href: `/tables/${encodeURIComponent(tableId)}/evidence?game=${game}&hand=${hand}`, id: "evidence-file", download: "" }, t("evidence.file"));
-  $("evidence").replaceChildren(receiptButton(tableId, game, hand), " ", file, " ", dispute, " ", sent);
+  // (No dispute button for a reader who did not sit here: nothing, not "null".)
+  $("evidence").replaceChildren(...[receiptButton(tableId, game, hand), " ", file, " ", dispute, " ", sent].filter((part) => part !== null));
 }
 
 start();

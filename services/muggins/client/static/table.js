@@ -173,6 +173,7 @@ async function sit(event) {
     $("sit").hidden = true;
     state.info = await api(`/tables/${encodeURIComponent(tableId)}?lang=${language()}`);
     namesFromInfo();
+    showTitle(); // the first to sit names the table
     connect();
   } catch (problem) {
     error.textContent = problem.message;
@@ -1251,10 +1252,11 @@ function showLinks() {
   $("links-card").replaceChildren(...rows);
 }
 
+// The table's name and game ("Ana's table · All Fives · casual"), as the server words them (muggins.tables.names).
 function showTitle() {
-  const title = state.info?.title;
-  const casual = state.info?.ruleset?.hints ? ` · ${t("table.casual")}` : "";
-  $("table-title").textContent = (title ? `${t("table.title", { id: tableId })} · ${title}` : t("table.title", { id: tableId })) + casual;
+  const heading = [state.info?.name, state.info?.title].filter(Boolean).join(" · ");
+  $("table-title").textContent = heading;
+  document.title = heading ? `${heading} · muggins` : "muggins";
 }
 
 async function start() {
