@@ -27,12 +27,14 @@ def tsc() -> str:
     found = shutil.which("tsc") or ("/usr/bin/tsc" if Path("/usr/bin/tsc").exists() else None)
     if found is None:
         pytest.fail("tsc not found: the table page's type check needs TypeScript's checker "
-                    "(apt-get install node-typescript; deploy/dev.py test installs it as root or with sudo)")
+                    "(apt-get install node-typescript; deploy/dev.py test installs it as root "
+                    "or with sudo)")
     return found
 
 
 def check(config: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([tsc(), "-p", str(config)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run([tsc(), "-p", str(config)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
 
 
 def test_the_committed_types_are_the_protocol_as_it_is_now() -> None:
@@ -53,7 +55,8 @@ def test_a_protocol_change_the_page_misses_fails_the_check(tmp_path: Path) -> No
     copy = tmp_path / "static"
     shutil.copytree(STATIC, copy)
     types = copy / "protocol-types.js"
-    changed = generate().replace("@property {number | null} [seconds_left]", "@property {number | null} [seconds_remaining]")
+    changed = generate().replace("@property {number | null} [seconds_left]",
+                                 "@property {number | null} [seconds_remaining]")
     assert changed != generate()
     types.write_text(changed, encoding="utf-8")
     config = tmp_path / "tsconfig.json"
