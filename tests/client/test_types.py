@@ -1,7 +1,7 @@
 """The table page's modules checked against the server's protocol.
 
 ``static/protocol-types.js`` holds JSDoc types generated from the JSON
-schema of the server's messages (``muggins.client.protocol_types``); the
+schema of the server's messages (``muggins.tables.page_types``); the
 page's modules say ``// @ts-check`` and TypeScript's checker (Debian's
 node-typescript, installed by deploy/dev.py like nodejs: a check, not a
 build step) reads them.  A protocol change makes the committed file stale
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from muggins.client.protocol_types import TARGET, generate
+from muggins.tables.page_types import TARGET, generate
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = Path(__file__).resolve().parent
@@ -39,7 +39,7 @@ def check(config: Path) -> subprocess.CompletedProcess[str]:
 
 def test_the_committed_types_are_the_protocol_as_it_is_now() -> None:
     assert TARGET.read_text(encoding="utf-8") == generate(), (
-        "static/protocol-types.js is out of date: run python -m muggins.client.protocol_types "
+        "static/protocol-types.js is out of date: run python -m muggins.tables.page_types "
         "and fix what the type check then finds in the page")
 
 

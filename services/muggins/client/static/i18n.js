@@ -330,7 +330,7 @@ const WORDS = {
     "table.yourHand": "Your tiles",
     "table.tileDrawn": "{tile}, just drawn",
     "table.hintLead": "lead {tile}",
-    "table.hintPlay": "{tile} on the {end}",
+    "table.hintPlay": "{tile} {at}",
     "table.hintScores": "Best: {play}: scores {points} now",
     "table.hintBest": "Best: {play}: scores nothing now, but it is the expert's choice",
     "table.youWin": "You win!",

@@ -307,7 +307,7 @@ function renderHintBar(page) {
   if (hint) {
     // In words a player uses: "Best: 6-4 on the right: scores 10 now".
     const where = hint.end === null ? t("table.hintLead", { tile: tileText(hint.tile) })
-      : t("table.hintPlay", { tile: tileText(hint.tile), end: endName(hint.end), at: endPhrase(hint.end) });
+      : t("table.hintPlay", { tile: tileText(hint.tile), at: endPhrase(hint.end) });
     text.textContent = hint.scores_now > 0 ? t("table.hintScores", { play: where, points: hint.scores_now })
       : t("table.hintBest", { play: where });
   } else if (text.dataset.asked !== "true") {

@@ -53,7 +53,13 @@ export function renderResult(page) {
     const scroll = box.scrollTop;
     box.replaceChildren(el("button", { type: "button", class: "secondary close-result", id: "close-result", "aria-label": t("table.close"), onclick: () => page.dispatch({ type: "close-result" }) }, "✕ ", t("table.close")));
     if (result.gameOver) box.append(gameOverCard(page, result.gameOver));
-    if (result.hand) box.append(handCard(page, result.hand));
+    if (result.hand && result.gameOver) {
+      // The game's end leads; the last hand's result is a click away (the felt holds both no more).
+      box.append(el("details", { class: "last-hand", id: "last-hand" },
+        el("summary", {}, t("table.handOver", { hand: result.hand.hand })), handCard(page, result.hand)));
+    } else if (result.hand) {
+      box.append(handCard(page, result.hand));
+    }
     box.hidden = false;
     if (again) box.scrollTop = scroll;
     shown = result;
@@ -133,18 +139,19 @@ function handCard(page, event) {
     el("p", { class: "outcome" }, outcome),
     el("div", { class: "result-grid" },
       el("div", {}, el("h4", {}, t("table.finalBoard")), el("div", { class: "final-felt" }, board)),
+      // (two columns: the proof beside the board, so the whole result fits over it)
       el("div", {},
         el("h4", {}, t("table.leftInHand")),
         el("ul", { class: "seat-hands" }, ...seats),
         el("h4", {}, t("table.sheet")),
-        el("ul", { class: "score-lines", id: "hand-score-lines" }, ...rows, ...awards))),
-    el("details", { class: "fairness" },
-      el("summary", {}, t("table.fairness")),
-      el("p", {}, el("strong", {}, t("table.seed")), el("br"), el("span", { class: "seed", id: "revealed-seed" }, event.seed)),
-      el("p", {}, el("strong", {}, t("table.commitment")), el("br"), el("span", { class: "seed", id: "commitment" }, commitment ?? "")),
-      el("p", { class: "muted" }, t("table.commitmentCheck"))),
-    el("p", {}, el("a", { href: `/replay/${encodeURIComponent(page.tableId)}/${event.hand}?game=${state.game}`, id: "verify-link" }, t("table.verify"))),
-    handEvidence(page, event.hand));
+        el("ul", { class: "score-lines", id: "hand-score-lines" }, ...rows, ...awards),
+        el("details", { class: "fairness" },
+          el("summary", {}, t("table.fairness")),
+          el("p", {}, el("strong", {}, t("table.seed")), el("br"), el("span", { class: "seed", id: "revealed-seed" }, event.seed)),
+          el("p", {}, el("strong", {}, t("table.commitment")), el("br"), el("span", { class: "seed", id: "commitment" }, commitment ?? "")),
+          el("p", { class: "muted" }, t("table.commitmentCheck"))),
+        el("p", { class: "verify" }, el("a", { href: `/replay/${encodeURIComponent(page.tableId)}/${event.hand}?game=${state.game}`, id: "verify-link" }, t("table.verify"))),
+        handEvidence(page, event.hand))));
 }
 
 /**
