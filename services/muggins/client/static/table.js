@@ -99,12 +99,10 @@ function receive(message) {
 }
 
 function draw() {
-  const state = page.state;
   render(page);
   renderResult(page);
   renderLife(page);
   renderChat(page);
-  document.body.dataset.drawn = String(state.drawn.length);
 }
 
 /** @param {string} message */
