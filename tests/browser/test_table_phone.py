@@ -17,7 +17,7 @@ from playwright.async_api import Page, Route, expect
 
 from tests.browser.conftest import Pages
 from tests.support.clients import SeatClient
-from tests.support.pages import play_a_move, screenshot, shot
+from tests.support.pages import play_a_move, play_until, screenshot, shot
 from tests.support.service import Running
 from tests.support.tables import create
 from tests.support.tables import sit as sit_by_api
@@ -142,7 +142,7 @@ async def test_draws_are_counted_in_one_line_and_marked(pages: Pages, service: R
 
 
 async def test_a_spectator_leads_with_watching_and_is_not_counted(
-    pages: Pages, service: Running,
+    pages: Pages, service: Running, tmp_path: Path,
 ) -> None:
     page, table_id = await seated_page(pages, service, DESKTOP, "en")
     await my_turn(page)
@@ -161,6 +161,7 @@ async def test_a_spectator_leads_with_watching_and_is_not_counted(
     await play_a_move(page)  # a watcher's count comes with the views
     await expect(second.locator("#spectators")).to_have_text("1 watching", timeout=10_000)
     await expect(watcher.locator("#spectators")).to_have_text("1 watching", timeout=10_000)
+    await screenshot(watcher, shot(tmp_path, "table-watch-desktop-en.png"))
 
 
 async def test_screen_readers_hear_one_name_per_tile_the_selection_and_the_last_move(
@@ -324,3 +325,26 @@ async def test_the_history_is_a_drawer_on_a_phone(
     await page.click("#history-close")
     await page.wait_for_timeout(300)
     assert (await rect(page, "#history-card"))["x"] >= 390
+
+
+@pytest.mark.parametrize(("size", "lang", "name"), [
+    (PHONE, "en", "table-hand-result-phone-en.png"),
+    (PHONE, "es", "table-hand-result-phone-es.png"),
+    (DESKTOP, "es", "table-hand-result-desktop-es.png"),
+])
+async def test_a_hands_result_lies_whole_over_the_board(
+    pages: Pages, service: Running, tmp_path: Path, size: dict[str, Any], lang: str, name: str,
+) -> None:
+    page, _ = await seated_page(pages, service, size, lang)
+    await play_until([(page, "#hand-over")])
+    result = page.locator("#result")
+    await expect(result).to_be_visible()
+    # Whole: nothing scrolls inside it, and on a desktop it lies over the board.
+    inner = await page.evaluate("""() => { const r = document.getElementById('result');
+                                           return r.scrollHeight - r.clientHeight; }""")
+    assert inner <= 1, inner
+    if size is DESKTOP:
+        felt, over = await rect(page, ".felt"), await rect(page, "#result")
+        assert over["y"] >= felt["y"] and over["bottom"] <= felt["bottom"] + 1, (over, felt)
+    await page.evaluate("() => window.scrollTo(0, 0)")
+    await screenshot(page, shot(tmp_path, name), full_page=size is PHONE)
