@@ -322,9 +322,11 @@ async def test_the_history_is_a_drawer_on_a_phone(
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390.5, box
     await expect(page.locator("#log li").first).to_be_visible()
     await screenshot(page, shot(tmp_path, name))
+    await expect(page.locator("#history-button")).to_have_attribute("aria-expanded", "true")
     await page.click("#history-close")
     await page.wait_for_timeout(300)
     assert (await rect(page, "#history-card"))["x"] >= 390
+    await expect(page.locator("#history-button")).to_have_attribute("aria-expanded", "false")
 
 
 @pytest.mark.parametrize(("size", "lang", "name"), [

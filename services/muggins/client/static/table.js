@@ -243,12 +243,25 @@ function chooseEnd(index) {
   showChosenEnd(page.state);
 }
 
+// The history as a drawer (a phone, a narrow window): open or closed, said to screen readers.
+/** @param {boolean} open */
+function showHistory(open) {
+  document.body.classList.toggle("history-open", open);
+  $("history-button").setAttribute("aria-expanded", open ? "true" : "false");
+  if (open) $("history-close").focus();
+  else if (document.activeElement === $("history-close")) $("history-button").focus();
+}
+
 /** @param {KeyboardEvent} event */
 function onKey(event) {
   const target = /** @type {HTMLElement} */ (event.target);
   if (target.tagName === "INPUT" || target.tagName === "TEXTAREA") return;
   if (document.querySelector("dialog[open]")) return;
   const state = page.state;
+  if (event.key === "Escape" && document.body.classList.contains("history-open")) {
+    showHistory(false);
+    return;
+  }
   if (event.key === "Escape" && state.result) {
     dispatch({ type: "close-result" });
     return;
@@ -396,8 +409,8 @@ async function start() {
   NARROW.addEventListener("change", () => { labelTools(); draw(); });
   $("rules-button").addEventListener("click", () => openRules(page.state));
   $("sheet-button").addEventListener("click", () => openSheet(page.state));
-  $("history-button").addEventListener("click", () => document.body.classList.toggle("history-open"));
-  $("history-close").addEventListener("click", () => document.body.classList.remove("history-open"));
+  $("history-button").addEventListener("click", () => showHistory(!document.body.classList.contains("history-open")));
+  $("history-close").addEventListener("click", () => showHistory(false));
   $("hint-button").addEventListener("click", () => {
     if (connection.send({ type: "hint" }, { expectAnswer: false })) {
       $("hint-text").dataset.asked = "true";
