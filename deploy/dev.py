@@ -82,11 +82,13 @@ def run(args: list[str]) -> int:
 
 
 #: What the tests need from Debian beside Python: the browser tests' Chromium,
-#: the cluster tests' load balancer and Node.js for the web client's own tests
-#: (tests/client: `node --test`) (program -> package).
-SYSTEM_PACKAGES = {"chromium": "chromium", "haproxy": "haproxy", "node": "nodejs"}
+#: the cluster tests' load balancer, Node.js for the web client's own tests
+#: (tests/client: `node --test`) and TypeScript's checker for the table page's
+#: types (tests/client/test_types.py: a check, never a build step) (program -> package).
+SYSTEM_PACKAGES = {"chromium": "chromium", "haproxy": "haproxy", "node": "nodejs",
+                   "tsc": "node-typescript"}
 #: What the tests that need no server (``test --fast``) need of them.
-FAST_PACKAGES = ("node",)
+FAST_PACKAGES = ("node", "tsc")
 
 
 def _found(program: str) -> bool:

@@ -1,6 +1,7 @@
 """The web client's pure modules under node's own test runner: ``node --test
 tests/client/`` (the board's geometry, layout.js, over many random hands:
-tests/client/layout.test.mjs), with boards the rules engine itself played
+tests/client/layout.test.mjs; the table page's reducer, table-state.js:
+tests/client/table-state.test.mjs), with boards the rules engine itself played
 for every preset passed along (MUGGINS_ENGINE_BOARDS), so the layout is
 checked on the boards the page really receives.
 

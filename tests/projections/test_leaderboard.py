@@ -18,7 +18,14 @@ from muggins.domain.table_events import (
     TableOpened,
 )
 from muggins.eventstore.store import EventStore
-from muggins.projections.leaderboard import GameTally, Standing, abandon, rate, tally
+from muggins.projections.leaderboard import (
+    GameTally,
+    Standing,
+    abandon,
+    rate,
+    rating_changes,
+    tally,
+)
 from muggins.projections.read_models import Leaderboard
 from muggins.projections.runner import ProjectorRunner
 from muggins.rules.events import (
@@ -34,6 +41,7 @@ from tests.projections.streams import Batches
 from tests.support.leagues import BOARD, GREEDY, PEOPLE, game_with, seated, store_league
 
 PLAYING = "SELECT count(*) FROM leaderboard_games WHERE tally IS NOT NULL"
+GAME_RATINGS = "SELECT * FROM leaderboard_game_ratings ORDER BY stream_id, player_id"
 
 
 def played(batches: Batches) -> list[Event]:
@@ -73,6 +81,23 @@ def test_a_two_player_game_is_rated_by_openskill_and_recorded() -> None:
         assert not standing.bot
     assert standings[[ana, bob][winner].player_id].mu > 25 > standings[
         [ana, bob][1 - winner].player_id].mu
+
+
+def test_a_games_rating_changes_are_each_rated_players_before_and_after() -> None:
+    ana, bob = PEOPLE[0], PEOPLE[1]
+    game, ended = tallied(played(game_with(seated([ana, bob]), "playelephant", "lb/1")))
+    first = rate(game, ended, {})
+    changes = rating_changes(game, {}, first)
+    fresh = PlackettLuce().rating()
+    assert [(c.seat, c.player_id, c.stream_id) for c in changes] == [
+        (0, ana.player_id, "s-g1"), (1, bob.player_id, "s-g1")]
+    for change, standing in zip(changes, first, strict=True):
+        assert change.before == pytest.approx(fresh.mu - 3 * fresh.sigma)
+        assert change.after == pytest.approx(standing.rating)
+    # A second game rates from the first's standings.
+    before = {s.player_id: s for s in first}
+    second = rating_changes(game, before, rate(game, ended, before))
+    assert [c.before for c in second] == pytest.approx([c.after for c in changes])
 
 
 def test_partners_are_one_team_and_bots_are_rated_but_marked() -> None:
@@ -116,6 +141,8 @@ async def test_the_board_built_live_twice_delivered_and_rebuilt_is_the_same(
     runner = ProjectorRunner(pool, store, Leaderboard(), page_size=89)
     await runner.catch_up()
     once = await board(pool)
+    changes = [tuple(row) for row in await pool.fetch(GAME_RATINGS)]
+    assert len(changes) == 60  # two rated players a game
     assert {row[1] for row in once} == {"p0", "p1", "p2", "p3", "p4", "bot:greedy"}
     assert {row[0] for row in once} == {"playelephant", "block"}
     assert sum(int(str(row[6])) for row in once) == 60  # two players a game
@@ -124,11 +151,13 @@ async def test_the_board_built_live_twice_delivered_and_rebuilt_is_the_same(
     await pool.execute("UPDATE checkpoints SET position = 0 WHERE reader = $1", runner.reader)
     await runner.catch_up()
     assert await board(pool) == once
+    assert [tuple(row) for row in await pool.fetch(GAME_RATINGS)] == changes
     # ... and a rebuild in one sweep gives the same board as page by page.
     await runner.rebuild()
     assert await board(pool) == []
     await ProjectorRunner(pool, store, Leaderboard(), page_size=5000).catch_up()
     assert await board(pool) == once
+    assert [tuple(row) for row in await pool.fetch(GAME_RATINGS)] == changes
     top = await pool.fetchrow(BOARD)
     assert top is not None
     standing = Standing(*top.values())

@@ -182,7 +182,8 @@ def create_app(
 
     readers: list[ControllerRouterHandler] = [
         http.get_table, http.table_seating, healthz, readyz, watch_socket, table_events,
-        http.lobby, http.table_view, http.leaderboard, metrics, http.hand_analysis,
+        http.lobby, http.table_view, http.leaderboard, http.game_ratings, metrics,
+        http.hand_analysis,
         *EVIDENCE_READERS,
     ]
     players: list[ControllerRouterHandler] = [http.create_table, http.take_seat,

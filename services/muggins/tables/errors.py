@@ -35,6 +35,18 @@ class HandNotFound(Refusal, LookupError):
     status = 404
 
 
+class GameNotFound(Refusal, LookupError):
+    code = "no-such-game"
+    status = 404
+
+
+class GameNotOver(Refusal):
+    """A game's result (its rating changes) is asked for while it is played."""
+
+    code = "game-not-over"
+    status = 409
+
+
 class BadRequest(Refusal, ValueError):
     code = "bad-request"
     status = 400

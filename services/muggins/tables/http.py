@@ -27,13 +27,21 @@ from muggins.domain import streams
 from muggins.domain.streams import table_stream
 from muggins.domain.table_life import LifeKind, table_life
 from muggins.domain.views import RuleLine
+from muggins.projections.leaderboard import is_rated
 from muggins.projections.runner import QUERIES as VIEW_QUERIES
 from muggins.rules.describe import PRESET_SUMMARIES, Language, describe
 from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS
 from muggins.rules.ruleset import Ruleset
 from muggins.tables.admission import Throttled
-from muggins.tables.errors import BadRequest, PlayerNotFound, Refusal, TableNotFound
+from muggins.tables.errors import (
+    BadRequest,
+    GameNotFound,
+    GameNotOver,
+    PlayerNotFound,
+    Refusal,
+    TableNotFound,
+)
 from muggins.tables.life_view import life_view
 from muggins.tables.names import table_name, table_title
 from muggins.tables.protocol import (
@@ -47,6 +55,8 @@ from muggins.tables.protocol import (
     PlayingTable,
     PresetBoard,
     PublicTableView,
+    RatingChange,
+    RatingChanges,
     ResolveDispute,
     RotateSecret,
     SeatGranted,
@@ -304,6 +314,45 @@ async def leaderboard(
     ]
     boards = [PresetBoard(row["preset"], row["players"]) for row in presets]
     return LeaderboardPage(preset, page, per_page, total, lines, boards)
+
+
+@get("/tables/{table_id:str}/games/{game:int}/ratings",
+     summary="What an ended game did to its players' ratings",
+     description='status "rated" with each rated player\'s rating (mu - 3 sigma) before and '
+                 'after; "updating" while the leaderboard has not folded the game yet (ask '
+                 'again); "unrated" for a game that rates nobody. 404 no-such-table or '
+                 'no-such-game, 409 game-not-over.')
+async def game_ratings(
+    request: Request, table_id: FromPath[str], game: FromPath[int]  # type: ignore[type-arg]
+) -> RatingChanges:
+    runtime = runtime_of(request)
+    table = streams.table_id(table_id)
+    try:
+        if not 1 <= game <= streams.MAX_GAME:
+            raise GameNotFound(f"there is no game {game}: games are numbered from 1")
+        held = await runtime.seating.table(table)
+        if game > held.state.game:
+            raise GameNotFound(f"table {table} has no game {game} (yet)")
+        state = (await runtime.commands.game(table, game)).state
+        if state is None:
+            raise GameNotFound(f"table {table} has no game {game} (yet)")
+        if state.phase != "game-over":
+            raise GameNotOver(f"game {game} at table {table} is still being played")
+    except Refusal as error:
+        raise refused(error) from None
+    stream = streams.game_stream(table, game)
+    # One instant of the leaderboard: its lines and whether it folded the game.
+    async with read_snapshot(runtime.infra.pool) as connection:
+        rows = await connection.fetch(VIEW_QUERIES["game_ratings"], stream)
+        folded = await connection.fetchval(VIEW_QUERIES["game_folded"], stream)
+    if rows:
+        changes = [RatingChange(row["seat"], row["player_id"], row["name"], row["bot"],
+                                round(row["before"], 3), round(row["after"], 3)) for row in rows]
+        return RatingChanges(table, game, "rated", changes)
+    # Folded and nobody rated (played on with a bot), or never a rated game.
+    if folded or not is_rated(state.ruleset):
+        return RatingChanges(table, game, "unrated")
+    return RatingChanges(table, game, "updating")
 
 
 #: The longest a refused costly request (an analysis, an evidence file) waits

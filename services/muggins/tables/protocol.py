@@ -409,6 +409,30 @@ class LeaderboardLine(msgspec.Struct, frozen=True):
     abandoned: int = 0
 
 
+class RatingChange(msgspec.Struct, frozen=True):
+    """One rated player's rating (mu - 3 sigma, openskill) before a game and after it."""
+
+    seat: int
+    player_id: str
+    name: str
+    bot: bool
+    before: float
+    after: float
+
+
+class RatingChanges(msgspec.Struct, frozen=True):
+    """What a game did to its players' ratings (GET /tables/{id}/games/{game}/ratings).
+
+    ``status``: "rated" (the changes are in), "updating" (the game is over
+    and rated, but the leaderboard has not folded it yet: ask again),
+    "unrated" (a casual table, a bot's seat taken by a person, a game given up)."""
+
+    table_id: str
+    game: int
+    status: Literal["rated", "updating", "unrated"]
+    changes: list[RatingChange] = []
+
+
 class PresetBoard(msgspec.Struct, frozen=True):
     preset: str
     players: int

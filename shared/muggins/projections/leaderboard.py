@@ -227,6 +227,32 @@ def rate(game: GameTally, ended: GameEnded, standings: Mapping[str, Standing]) -
     return result
 
 
+class RatingChange(msgspec.Struct, frozen=True, gc=False):
+    """One rated player's rating (mu - 3 sigma) before an ended game and after it."""
+
+    stream_id: str
+    player_id: str
+    seat: int
+    name: str
+    bot: bool
+    before: float
+    after: float
+
+
+def rating_changes(game: GameTally, before: Mapping[str, Standing],
+                   after: list[Standing]) -> list[RatingChange]:
+    """What ``rate`` did to each rated player of ``game`` (``before`` the
+    standings it rated from, by player id; a player not in it started fresh)."""
+    seats = {p.player_id: p for p in rated_seats(game)}
+    changes = []
+    for standing in after:
+        player = seats[standing.player_id]
+        was = before.get(standing.player_id) or new_standing(game.preset, player)
+        changes.append(RatingChange(game.stream_id, standing.player_id, player.seat,
+                                    standing.name, standing.bot, was.rating, standing.rating))
+    return changes
+
+
 def abandon(game: GameTally, leavers: tuple[int, ...],
             standings: Mapping[str, Standing]) -> list[Standing]:
     """The standings after the persons at ``leavers`` left the game for good.

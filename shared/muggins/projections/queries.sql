@@ -81,6 +81,21 @@ ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, tally = exclud
 SELECT stream_id, version, tally::text FROM leaderboard_games
  WHERE tally IS NOT NULL AND stream_id LIKE ANY ($1::text[]);
 
+-- name: save_game_ratings
+-- A game's rating changes (folded once: a game ends once).
+INSERT INTO leaderboard_game_ratings (stream_id, player_id, seat, name, bot, before, after)
+SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::boolean[],
+                     $6::float8[], $7::float8[])
+ON CONFLICT (stream_id, player_id) DO NOTHING;
+
+-- name: game_ratings
+SELECT player_id, seat, name, bot, before, after FROM leaderboard_game_ratings
+ WHERE stream_id = $1 ORDER BY seat;
+
+-- name: game_folded
+-- Whether the leaderboard has folded a rated game's end (its tally is done).
+SELECT EXISTS (SELECT 1 FROM leaderboard_games WHERE stream_id = $1 AND tally IS NULL);
+
 -- name: load_standings
 SELECT preset, player_id, name, bot, mu, sigma, games, won, drawn, hands, points, best_play,
        abandoned
@@ -103,6 +118,7 @@ ON CONFLICT (preset, player_id) DO UPDATE
 -- name: forget_leaderboard
 DELETE FROM leaderboard_games;
 DELETE FROM leaderboard;
+DELETE FROM leaderboard_game_ratings;
 
 -- name: leaderboard_page
 SELECT player_id, name, bot, rating, mu, sigma, games, won, drawn, hands, points, best_play,

@@ -129,14 +129,24 @@ class Leaderboard:
                 counted[stream] = recorded.stream_version
         standings = await self._standings(connection, [game for game, _ in outcomes])
         changed: dict[tuple[str, str], Standing] = {}
+        #: Each ended game's rating changes, for its game-over screen.
+        changes: list[leaderboard.RatingChange] = []
         for game, outcome in outcomes:  # in order: each rates from the one before
             by_player = {key[1]: s for key, s in standings.items() if key[0] == game.preset}
             after = (leaderboard.rate(game, outcome, by_player)
                      if isinstance(outcome, GameEnded)
                      else leaderboard.abandon(game, outcome, by_player))
+            if isinstance(outcome, GameEnded):
+                changes += leaderboard.rating_changes(game, by_player, after)
             for standing in after:
                 key = (standing.preset, standing.player_id)
                 standings[key] = changed[key] = standing
+        if changes:
+            await connection.execute(
+                QUERIES["save_game_ratings"], [c.stream_id for c in changes],
+                [c.player_id for c in changes], [c.seat for c in changes],
+                [c.name for c in changes], [c.bot for c in changes],
+                [c.before for c in changes], [c.after for c in changes])
         rated = sorted(counted)
         await connection.execute(
             QUERIES["save_tallies"], rated, [counted[s] for s in rated],

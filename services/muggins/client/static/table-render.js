@@ -1,0 +1,513 @@
+// @ts-check
+// The table page drawn from its state (table-state.js): the status bar, the
+// scores and the other seats, the board with each seat's last move, the
+// hand, the end prompt, the muggins bar, the hint and the clock.  Drawing
+// reads the state and changes only the page; what a click does goes back
+// through `page` (table.js): a message to the reducer or to the server.
+import { drawBoard } from "./board.js";
+import { tileSvg } from "./board.js";
+import { el, sideNames } from "./common.js";
+import { describeEvent, endName, endPhrase, t, tileText } from "./i18n.js";
+import { isDrawn, legalEnds, mySeat, myTurn, partnerships, peopleSeats, sameTile, sideOf } from "./table-state.js";
+
+/** @typedef {import("./table-state.js").TableState} TableState */
+/** @typedef {import("./table-state.js").SeatMove} SeatMove */
+/** @typedef {import("./table-state.js").HistoryLine} HistoryLine */
+/** @typedef {import("./protocol-types.js").GameView} GameView */
+/** @typedef {[number, number]} Tile */
+
+/**
+ * What the drawing needs of the page.
+ * @typedef {Object} Page
+ * @property {TableState} state
+ * @property {(action: import("./table-state.js").PageAction) => void} dispatch
+ * @property {(message: Record<string, unknown>, how?: {expectAnswer?: boolean}) => boolean} send
+ * @property {(tile: Tile) => void} choose a tile clicked (or Enter on it)
+ * @property {(tile: Tile, end: number | null) => void} play
+ * @property {(index: number) => void} chooseEnd
+ * @property {string} tableId
+ * @property {() => void} askRatings the game's rating changes wanted (asked again until the leaderboard has them)
+ * @property {() => void} disputed a dispute was sent from the page
+ */
+
+/** @param {string} id */
+export const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+// A phone's width: shorter words in the status bar, which never wraps.
+export const NARROW = matchMedia("(max-width: 600px)");
+
+/** @param {number} seat */
+export function seatLabel(seat) {
+  return t("lobby.seat", { seat: seat + 1 });
+}
+
+/**
+ * @param {TableState} state
+ * @param {number} seat
+ */
+export function nameOf(state, seat) {
+  return state.names[seat] ?? seatLabel(seat);
+}
+
+/** The names the history and the words use (every seat has one). @param {TableState} state */
+export function names(state) {
+  const count = Math.max(state.names.length, state.view?.seats.length ?? 0, state.info?.seats.length ?? 0);
+  return Array.from({ length: count }, (_, seat) => nameOf(state, seat));
+}
+
+/** @param {TableState} state */
+export function sidesWords(state) {
+  return state.view ? sideNames(state.view, (a, b) => t("side.pair", { a, b })) : [];
+}
+
+/** @param {number} n */
+function tilesText(n) {
+  return n === 1 ? t("table.tiles.one") : t("table.tiles", { n });
+}
+
+/**
+ * @param {TableState} state
+ * @param {number} seat
+ */
+function botBadge(state, seat) {
+  const level = state.info?.seats?.[seat]?.bot_level;
+  return el("span", { class: "badge bot" }, level ? t("bot.level", { level: t(`level.${level}`) }) : t("bot"));
+}
+
+/**
+ * @param {TableState} state
+ * @param {number} seat
+ */
+function isPartner(state, seat) {
+  const me = mySeat(state);
+  return me !== null && seat !== me && partnerships(state.view) && sideOf(state.view, seat) === sideOf(state.view, me);
+}
+
+// The table's board: tiles at least 26 px (their faces 24: issue #25), its frame
+// scrolling past that.
+const BOARD = { frame: /** @type {HTMLElement | null} */ (null), minTile: 26, maxTile: 44 };
+
+function boardOptions() {
+  BOARD.frame = $("board-frame");
+  return BOARD;
+}
+
+/** Before a game begins: no board, no count, no boneyard (not zeros). */
+export function renderWaiting() {
+  $("turn").textContent = t("table.waiting");
+  $("count").parentElement?.setAttribute("hidden", "");
+  $("boneyard").hidden = true;
+  drawBoard(/** @type {any} */ ($("layout")), null, boardOptions());
+}
+
+/**
+ * Everything the state shows.
+ * @param {Page} page
+ */
+export function render(page) {
+  const state = page.state;
+  const view = state.view;
+  renderHistory(state);
+  renderSpectators(state);
+  if (!view) {
+    if (state.waiting) renderWaiting();
+    return;
+  }
+  const seat = mySeat(state);
+  // Between hands there is no board, no boneyard and no tiles: not zeros.
+  const playing = view.phase === "playing";
+  $("hand-number").textContent = view.hand ? t("table.hand", { hand: view.hand }) : "";
+  $("count").parentElement?.toggleAttribute("hidden", !playing);
+  $("count").textContent = String(view.layout.count);
+  const parts = view.layout.count_parts || [];
+  $("count-parts").textContent = parts.length > 1 && view.layout.count > 0 ? `(${parts.join(" + ")})` : "";
+  $("boneyard").hidden = !playing;
+  $("boneyard").textContent = t("table.boneyard", { n: view.boneyard });
+  const turn = $("turn");
+  turn.classList.toggle("mine", view.turn !== null && view.turn === seat);
+  const turnText = view.turn === null ? "" : view.turn === seat ? t("table.yourTurn") : t("table.turn", { name: nameOf(state, view.turn) });
+  // (a phone's status bar has room for "Your turn" only: the green tiles say the rest)
+  turn.textContent = view.turn === seat && NARROW.matches ? t("table.yourTurnShort") : turnText;
+  turn.title = turnText;
+  renderClock(state);
+  const sides = sidesWords(state);
+  const mySide = seat === null ? null : sideOf(view, seat);
+  $("scores").replaceChildren(...view.scores.map((points, side) => el("span", {
+    class: `side${side === mySide ? " mine" : ""}`, dataset: { side: String(side) },
+  }, sides[side], el("strong", {}, points))));
+  $("opponents").replaceChildren(...view.seats.filter((s) => s.seat !== seat).map((s) => el("span", {
+    class: `opponent${view.turn === s.seat ? " on-turn" : ""}${isPartner(state, s.seat) ? " partner" : ""}`,
+    dataset: { seat: String(s.seat) },
+  }, el("span", { class: "seat-number" }, `${s.seat + 1}`), " ", s.name ?? seatLabel(s.seat),
+  isPartner(state, s.seat) ? el("span", { class: "badge partner" }, t("partner")) : null,
+  s.bot ? botBadge(state, s.seat) : null, playing ? ` · ${tilesText(s.tiles)}` : null)));
+  renderBoard(page);
+  renderLastMoves(state);
+  renderHand(page);
+  renderPrompt(page);
+  renderMuggins(page);
+  renderHintBar(page);
+}
+
+/** @param {Page} page */
+function renderBoard(page) {
+  const state = page.state;
+  const view = /** @type {GameView} */ (state.view);
+  const pending = state.pending;
+  const layout = $("layout");
+  layout.dataset.arms = String(view.layout.arms.filter((arm) => arm.tiles.length).length);
+  // The other seats' last plays this hand stay marked (each in its seat's corner colour).
+  const others = view.phase === "playing" ? othersLastPlays(state) : [];
+  drawBoard(/** @type {any} */ (layout), view.layout, {
+    ...boardOptions(),
+    targets: pending ? pending.ends.filter((end) => end !== null) : [],
+    pending: pending ? pending.tile : null,
+    chosen: pending ? pending.ends[pending.chosen] : null,
+    onTarget: (/** @type {number} */ end) => pending && page.play(pending.tile, end),
+    endLabel: endName,
+    last: state.lastTile,
+    animate: state.arriving,
+  });
+  for (const { seat, tile } of others) {
+    for (const group of layout.querySelectorAll(`.tile[data-tile="${Math.min(...tile)}-${Math.max(...tile)}"]`)) {
+      group.classList.add("seat-last");
+      group.setAttribute("data-last-seat", String(seat));
+    }
+  }
+  for (const target of pending ? layout.querySelectorAll(".end-target") : []) {
+    // Pointing at an end chooses it (and its button shows so), as ↑ ↓ do.
+    const index = pending ? pending.ends.indexOf(Number(/** @type {HTMLElement} */ (target).dataset.end)) : -1;
+    target.addEventListener("pointerenter", () => page.chooseEnd(index));
+    target.addEventListener("focus", () => page.chooseEnd(index));
+  }
+  describeBoard(state);
+}
+
+/** @param {TableState} state */
+function othersLastPlays(state) {
+  const me = mySeat(state);
+  /** @type {Array<{seat: number, tile: Tile}>} */
+  const plays = [];
+  for (const [seat, move] of Object.entries(state.lastMoves)) {
+    if (Number(seat) !== me && move.kind === "play") plays.push({ seat: Number(seat), tile: move.tile });
+  }
+  return plays;
+}
+
+/**
+ * A seat's last move in a few words ("6-4 right", "passed", "drew 3").
+ * @param {SeatMove} move
+ */
+function moveWords(move) {
+  if (move.kind === "pass") return t("table.moved.pass");
+  if (move.kind === "draw") return move.n === 1 ? t("table.moved.drewOne") : t("table.moved.drew", { n: move.n });
+  return move.end === null ? t("table.moved.led", { tile: tileText(move.tile) })
+    : t("table.moved.play", { tile: tileText(move.tile), end: endName(move.end) });
+}
+
+/**
+ * The last move at the table in a sentence (for screen readers, read out when it changes).
+ * @param {TableState} state
+ */
+export function lastMoveSentence(state) {
+  const last = state.lastMove;
+  if (!last) return "";
+  const name = nameOf(state, last.seat);
+  const move = last.move;
+  if (move.kind === "pass") return t("ev.Passed", { name });
+  if (move.kind === "draw") return move.n === 1 ? t("toast.drewOne", { name }) : t("toast.drew", { name, n: move.n });
+  return move.end === null
+    ? t("ev.TileLed", { name, tile: tileText(move.tile), count: move.count })
+    : t("ev.TilePlayed", { name, tile: tileText(move.tile), at: endPhrase(move.end), count: move.count });
+}
+
+// Under the board, in the felt's strip: what each other seat did last this
+// hand ("Bruno 6-4 right · Carla drew 2"), there until its next move.
+/** @param {TableState} state */
+function renderLastMoves(state) {
+  const me = mySeat(state);
+  const view = state.view;
+  const strip = $("last-move");
+  const seats = view && view.phase === "playing" ? view.seats.map((s) => s.seat).filter((s) => s !== me) : [];
+  const items = seats.filter((seat) => state.lastMoves[seat]).map((seat) => el("span", {
+    class: `seat-move${state.lastMove?.seat === seat ? " latest" : ""}`, dataset: { seat: String(seat) },
+  }, el("strong", {}, nameOf(state, seat)), " ", moveWords(state.lastMoves[seat])));
+  const parts = items.flatMap((item, index) => (index ? [" · ", item] : [item]));
+  strip.replaceChildren(...parts);
+  strip.title = strip.textContent ?? "";
+}
+
+// The board in words, for screen readers: each open end, the count; the
+// last move (a play, a pass or a draw, never a score) in its own live region.
+/** @param {TableState} state */
+function describeBoard(state) {
+  const layout = /** @type {GameView} */ (state.view).layout;
+  let text;
+  if (!layout.lead) {
+    text = t("table.boardEmpty");
+  } else {
+    const ends = layout.arms.filter((arm) => arm.open !== null)
+      .map((arm) => t("table.boardEnd", { end: endName(arm.end), n: arm.open }));
+    text = `${ends.join(", ")}; ${t("table.boardCount", { count: layout.count })}.`;
+  }
+  $("board-description").textContent = t("table.board", { description: text });
+  const sentence = lastMoveSentence(state);
+  const live = $("last-move-live");
+  const said = sentence ? t("table.lastMove", { move: sentence }) : "";
+  if (live.textContent !== said) live.textContent = said;
+}
+
+/** @param {Page} page */
+function renderHand(page) {
+  const state = page.state;
+  const view = /** @type {GameView} */ (state.view);
+  const hand = $("hand");
+  if (state.mode !== "play" || !view.tiles) {
+    hand.hidden = true;
+    $("keys").hidden = true;
+    return;
+  }
+  hand.hidden = false;
+  $("keys").hidden = false;
+  hand.setAttribute("aria-label", t("table.yourHand"));
+  const mine = myTurn(state);
+  const focusedIndex = [...hand.querySelectorAll(".tile-button")].indexOf(/** @type {Element} */ (document.activeElement));
+  const tiles = view.tiles;
+  hand.replaceChildren(...tiles.map((tile, index) => {
+    const legal = mine && legalEnds(view, tile).length > 0;
+    const hinted = state.hint !== null && sameTile(state.hint.tile, tile);
+    const drawn = isDrawn(state, tile);
+    const picture = tileSvg(tile, tileText(tile));
+    picture.setAttribute("aria-hidden", "true");
+    // One name for a tile everywhere ("6-4"), "drawn" said too; selected as an option is.
+    return el("button", {
+      type: "button",
+      role: "option",
+      class: `tile-button${legal ? " legal" : ""}${index === state.selected ? " selected" : ""}${hinted ? " hinted" : ""}${drawn ? " drawn" : ""}`,
+      "aria-label": drawn ? t("table.tileDrawn", { tile: tileText(tile) }) : tileText(tile),
+      "aria-disabled": legal ? "false" : "true",
+      "aria-selected": index === state.selected ? "true" : "false",
+      dataset: { tile: tileText(tile), legal: legal ? "true" : "false" },
+      onclick: () => { page.dispatch({ type: "select", index }); page.choose(tile); },
+    }, picture);
+  }));
+  if (focusedIndex >= 0) /** @type {HTMLElement | undefined} */ (hand.querySelectorAll(".tile-button")[Math.min(focusedIndex, tiles.length - 1)])?.focus();
+}
+
+// A casual table's hint: the expert's play for my turn, asked for.
+/** @param {Page} page */
+function renderHintBar(page) {
+  const state = page.state;
+  const bar = $("hint-bar");
+  const casual = Boolean(state.info?.ruleset?.hints) && state.mode === "play";
+  bar.hidden = !casual;
+  /** @type {HTMLButtonElement} */ ($("hint-button")).disabled = !myTurn(state);
+  const text = $("hint-text");
+  const hint = state.hint;
+  if (hint) {
+    // In words a player uses: "Best: 6-4 on the right: scores 10 now".
+    const where = hint.end === null ? t("table.hintLead", { tile: tileText(hint.tile) })
+      : t("table.hintPlay", { tile: tileText(hint.tile), at: endPhrase(hint.end) });
+    text.textContent = hint.scores_now > 0 ? t("table.hintScores", { play: where, points: hint.scores_now })
+      : t("table.hintBest", { play: where });
+  } else if (text.dataset.asked !== "true") {
+    text.textContent = "";
+  }
+}
+
+/** @param {Page} page */
+function renderPrompt(page) {
+  const state = page.state;
+  const prompt = $("prompt");
+  const pending = state.pending;
+  if (!pending) {
+    prompt.hidden = true;
+    return;
+  }
+  prompt.hidden = false;
+  // In the felt's strip, right above the hand: nothing moves.
+  prompt.setAttribute("aria-label", t("table.chooseEnd"));
+  prompt.replaceChildren(
+    el("span", { class: "prompt-text" }, t("table.whichEnd")),
+    ...pending.ends.map((end, index) => el("button", {
+      type: "button", class: `secondary end-choice${index === pending.chosen ? " chosen" : ""}`,
+      dataset: { end: String(end) }, "aria-pressed": index === pending.chosen ? "true" : "false",
+      onclick: () => page.play(pending.tile, end),
+      onpointerenter: () => page.chooseEnd(index),
+      onfocus: () => page.chooseEnd(index),
+      "aria-label": endChoice(state, pending.tile, end),
+    }, endChoice(state, pending.tile, end, "table.endCountShort"))),
+    el("button", { type: "button", class: "secondary", id: "cancel-end", "aria-label": t("table.cancel"), title: t("table.cancel"),
+      onclick: () => page.dispatch({ type: "cancel" }) }, "✕"),
+  );
+}
+
+// The end chosen (by ↑ ↓, or pointing at a target or a button): one colour
+// for it on the board and in the prompt, without drawing either again (a
+// redraw would lose the pointer and the focus).
+/** @param {TableState} state */
+export function showChosenEnd(state) {
+  const pending = state.pending;
+  if (!pending) return;
+  const chosen = pending.ends[pending.chosen];
+  for (const target of $("layout").querySelectorAll(".end-target")) {
+    target.classList.toggle("chosen", Number(/** @type {HTMLElement} */ (target).dataset.end) === chosen);
+  }
+  for (const button of $("prompt").querySelectorAll(".end-choice")) {
+    const mine = Number(/** @type {HTMLElement} */ (button).dataset.end) === chosen;
+    button.classList.toggle("chosen", mine);
+    button.setAttribute("aria-pressed", mine ? "true" : "false");
+  }
+}
+
+/**
+ * "left → count 10" (`words`: "left → 10") where the table shows the count a play leaves.
+ * @param {TableState} state
+ * @param {Tile} tile
+ * @param {number | null} end
+ * @param {string} [words]
+ */
+function endChoice(state, tile, end, words = "table.endCount") {
+  const legal = (state.view?.legal ?? []).find((l) => l.tile[0] === tile[0] && l.tile[1] === tile[1] && l.end === end);
+  const name = end === null ? "" : endName(end);
+  return legal && legal.count !== null && legal.count !== undefined ? t(words, { end: name, count: legal.count }) : name;
+}
+
+/** @type {HTMLInputElement | null} */
+let claimInput = null;
+
+/** What the player typed in the claim box (0 when nothing). */
+export function claimed() {
+  return Number(/** @type {HTMLInputElement | null} */ (document.getElementById("claim"))?.value || 0);
+}
+
+export function clearClaim() {
+  if (claimInput) claimInput.value = "";
+}
+
+// The muggins rule's claim box and call button, right under the status bar
+// (where a player looks), and what an opponent left unclaimed.
+/** @param {Page} page */
+function renderMuggins(page) {
+  const state = page.state;
+  const view = /** @type {GameView} */ (state.view);
+  const bar = $("muggins-bar");
+  const rules = state.info?.ruleset;
+  if (state.mode !== "play" || !rules?.muggins_rule) {
+    bar.hidden = true;
+    return;
+  }
+  bar.hidden = false;
+  const focused = document.activeElement === claimInput;
+  const typed = claimInput?.value ?? "";
+  const parts = [];
+  if (view.phase === "playing") {
+    claimInput = /** @type {HTMLInputElement} */ (el("input", { type: "number", id: "claim", min: 0, max: 1000, step: 1, value: typed, "aria-describedby": "claim-hint" }));
+    parts.push(el("label", { for: "claim", class: "inline-label" }, t("table.claim")), claimInput);
+  }
+  parts.push(el("span", { class: "muted", id: "claim-hint" }, t("table.claimHint")));
+  if (view.can_call_muggins && view.unclaimed) {
+    parts.push(el("p", { class: "unclaimed", id: "unclaimed", role: "alert" },
+      t("table.unclaimed", { name: nameOf(state, view.unclaimed.seat), points: view.unclaimed.points })));
+  }
+  if (view.can_call_muggins) {
+    parts.push(el("button", { type: "button", id: "call-muggins", onclick: () => page.send({ type: "muggins", known_version: state.version }) }, t("table.muggins")));
+  }
+  bar.replaceChildren(...parts);
+  if (focused && claimInput && claimInput.isConnected) claimInput.focus();
+}
+
+/**
+ * The clock of the seat on turn, in whole seconds; drawn with the view (so
+ * it shows the instant a turn begins) and every quarter second after.
+ * @param {TableState} state
+ * @returns {number | null} the seconds shown
+ */
+export function renderClock(state) {
+  const clock = $("clock");
+  if (state.deadline === null || !state.view || state.view.turn === null) {
+    clock.textContent = "";
+    clock.classList.remove("low");
+    return null;
+  }
+  const seconds = Math.max(0, Math.ceil((state.deadline - performance.now()) / 1000));
+  clock.textContent = t("table.clock", { s: seconds });
+  clock.classList.toggle("low", seconds <= 10);
+  return seconds;
+}
+
+/** @param {TableState} state */
+function renderSpectators(state) {
+  $("spectators").textContent = state.spectators ? t("table.spectators", { n: state.spectators }) : "";
+}
+
+// ------------------------------------------------------------------ history
+
+/** @type {HistoryLine[] | null} */
+let drawnHistory = null;
+let drawnLanguage = "";
+
+/**
+ * One history line in the reader's words.
+ * @param {TableState} state
+ * @param {HistoryLine} line
+ * @returns {{text: string, kind: string | null}}
+ */
+function historyText(state, line, everyName = names(state)) {
+  switch (line.kind) {
+    case "hand":
+      return { text: t("table.hand", { hand: line.hand }), kind: "log-heading log-hand" };
+    case "game-over":
+      return { text: t("table.gameOver"), kind: "log-heading log-game" };
+    case "draws": {
+      const name = everyName[line.seat] ?? seatLabel(line.seat);
+      const mine = line.seat === mySeat(state);
+      const text = mine ? (line.n === 1 ? t("toast.youDrewOne") : t("toast.youDrew", { n: line.n }))
+        : line.n === 1 ? t("toast.drewOne", { name }) : t("toast.drew", { name, n: line.n });
+      return { text, kind: "draws" };
+    }
+    case "life":
+      return { text: lifeWords(line.life, state), kind: "log-life" };
+    case "event": {
+      const text = describeEvent(line.event, everyName, { by: line.by, people: peopleSeats(state), me: mySeat(state) }) ?? "";
+      const kind = line.event.type === "PointsScored" ? "score" : line.forYou ? "for-you" : null;
+      return { text, kind };
+    }
+    default:
+      return { text: "", kind: null };
+  }
+}
+
+/** @type {(life: import("./protocol-types.js").LifeView, state: TableState) => string} */
+let lifeWords = () => "";
+
+/** How the table's life is told in the history (table-life.js gives it). @param {typeof lifeWords} words */
+export function tellLifeWith(words) {
+  lifeWords = words;
+}
+
+/**
+ * The history, from the state: drawn anew when the language changes (every
+ * line in the reader's words), else only the lines that came.
+ * @param {TableState} state
+ */
+export function renderHistory(state, { force = false } = {}) {
+  const list = $("log");
+  const language = document.documentElement.lang;
+  const lines = state.history;
+  const everyName = names(state);
+  const same = !force && drawnHistory !== null && language === drawnLanguage
+    && drawnHistory.length <= lines.length && drawnHistory.every((line, i) => line === lines[i]);
+  if (same && drawnHistory && drawnHistory.length === lines.length) return;
+  const start = same && drawnHistory ? drawnHistory.length : 0;
+  // A line that grew ("drew 2" -> "drew 3") is the same line told again.
+  const items = lines.slice(start).map((line) => {
+    const { text, kind } = historyText(state, line, everyName);
+    return text ? el("li", { class: kind }, text) : null;
+  }).filter((item) => item !== null);
+  if (start === 0) list.replaceChildren(...items);
+  else list.append(...items);
+  drawnHistory = lines;
+  drawnLanguage = language;
+  list.scrollTop = list.scrollHeight;
+}
