@@ -65,7 +65,7 @@ async def test_an_identity_link_asks_and_no_keeps_nothing(pages: Pages, service:
     assert await stored(other) is None
     # Garbage in the fragment asks nothing and keeps nothing.
     garbage = await pages.open("/#identity=nonsense&name=<b>x</b>")
-    await expect(garbage.locator("#create h2")).to_have_text("New table")
+    await expect(garbage.locator("#play h2")).to_have_text("Play")  # the lobby, working
     await expect(garbage.locator("#identity-dialog")).to_be_hidden()
     assert await stored(garbage) is None and "#identity" not in garbage.url
 
