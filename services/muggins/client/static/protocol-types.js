@@ -340,6 +340,7 @@
  * @property {string} share_link
  * @property {string} spectator_link
  * @property {string} [title]
+ * @property {string} [name]
  * @property {boolean} [chat]
  * @property {string | null} [closed_reason]
  * @property {LifeView | null} [life]
