@@ -55,7 +55,7 @@ def test_the_build_reads_the_one_list_of_compiled_modules() -> None:
     # hatch_build.py needs hatchling, which only the build has: its reader
     # of the list is run alone, as written there.
     tree = parsed((ROOT / "hatch_build.py").read_text())
-    reader = [node for node in tree.body
+    reader: list[ast.stmt] = [node for node in tree.body
               if (isinstance(node, ast.FunctionDef) and node.name == "compiled_modules")
               or (isinstance(node, ast.Assign) and ast.unparse(node).startswith("MODULES_LIST"))]
     namespace: dict[str, Any] = {"ast": ast, "Path": Path}
