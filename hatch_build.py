@@ -1,4 +1,4 @@
-"""Build hook: compile the rules engine's hot modules with mypyc.
+"""Build hook: compile the rules engine's and the expert's hot modules with mypyc.
 
 The rules core is written in plain typed Python; mypyc (part of mypy, which
 type-checks the project anyway) turns the modules below into C extensions that
@@ -22,6 +22,7 @@ defined in a compiled module into a class that is no longer frozen.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -32,14 +33,22 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 #: Where the compiled modules' package tree starts.
 SOURCE_ROOT = "shared"
-#: The compiled modules, relative to SOURCE_ROOT.
-COMPILED = (
-    "muggins/rules/game.py",
-    "muggins/rules/placing.py",
-    "muggins/rules/shuffle.py",
-    "muggins/rules/scoring.py",
-    "muggins/rules/tuples.py",
-)
+#: Where the list of compiled modules is kept (its one owner, read here
+#: without importing it: the build runs before the package is installed).
+MODULES_LIST = "muggins/infra/compiled.py"
+
+
+def compiled_modules(source_root: Path) -> tuple[str, ...]:
+    """``COMPILED_MODULES`` of MODULES_LIST: the modules to compile, relative to SOURCE_ROOT."""
+    tree = ast.parse((source_root / MODULES_LIST).read_text())
+    for node in tree.body:
+        if (isinstance(node, ast.AnnAssign | ast.Assign)
+                and "COMPILED_MODULES" in ast.unparse(node).split("=")[0]):
+            assert node.value is not None
+            return tuple(ast.literal_eval(node.value))
+    raise RuntimeError(f"no COMPILED_MODULES in {MODULES_LIST}")
+
+
 #: Written beside the in-place build: the SHA-256 of each source it was built from.
 COMPILED_STAMP = "muggins/rules/compiled-from.json"
 
@@ -47,7 +56,8 @@ COMPILED_STAMP = "muggins/rules/compiled-from.json"
 def source_digests(source_root: Path) -> dict[str, str]:
     """The SHA-256 of each compiled module's source, by its path."""
     return {
-        name: hashlib.sha256((source_root / name).read_bytes()).hexdigest() for name in COMPILED
+        name: hashlib.sha256((source_root / name).read_bytes()).hexdigest()
+        for name in compiled_modules(source_root)
     }
 
 
@@ -61,7 +71,8 @@ def compile_in_place(source_root: Path) -> list[Path]:
     # mypyc names modules by their paths from the working directory.
     os.chdir(source_root)
     try:
-        extensions = mypycify(list(COMPILED), opt_level="3", group_name="muggins_rules")
+        extensions = mypycify(list(compiled_modules(source_root)), opt_level="3",
+                              group_name="muggins_rules")
         command = build_ext(Distribution({"name": "muggins-rules", "ext_modules": extensions}))
         command.inplace = True
         command.ensure_finalized()
@@ -102,6 +113,7 @@ class CompileRulesHook(BuildHookInterface):  # type: ignore[type-arg]
     @staticmethod
     def _remove_extensions(source_root: Path) -> None:
         """Drop extensions of an earlier build, which would shadow the sources."""
-        for pattern in ("*__mypyc.*", "muggins/rules/*.so", "muggins/rules/*.pyd"):
+        for pattern in ("*__mypyc.*", "muggins/rules/*.so", "muggins/rules/*.pyd",
+                        "muggins/expert/*.so", "muggins/expert/*.pyd"):
             for path in source_root.glob(pattern):
                 path.unlink()

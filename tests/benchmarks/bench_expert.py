@@ -41,7 +41,7 @@ import msgspec
 from muggins.bots.levels import Bot, GreedyBot
 from muggins.bots.selfplay import play_game_commands
 from muggins.expert.bot import ExpertBot
-from muggins.expert.search import SearchSettings
+from muggins.expert.search_structs import SearchSettings
 from muggins.rules.commands import AnyCommand
 from muggins.rules.events import GameEnded, HandStarted, PointsScored
 from muggins.rules.presets import preset

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 from muggins.bots.levels import Bot, GreedyBot
 from muggins.expert.bot import ExpertBot
-from muggins.expert.search import SearchSettings
+from muggins.expert.search_structs import SearchSettings
 from muggins.rules.commands import AnyCommand, CallMuggins, StartHand
 from muggins.rules.events import Event
 from muggins.rules.game import apply, play, start_game

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from muggins.bots.levels import Bot
 from muggins.expert.bot import ExpertBot, analyse_state
 from muggins.expert.knowledge import knowledge_of, seat_view
-from muggins.expert.search import SearchSettings, search
+from muggins.expert.search import search
+from muggins.expert.search_structs import SearchSettings
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.events import BoneyardStacked, Event, TileDrawn, TilesDealt
 from muggins.rules.game import legal_moves, points_if_played

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import msgspec
 
 from muggins.expert.bot import PlayAssessment, analyse_state
-from muggins.expert.search import SearchSettings
+from muggins.expert.search_structs import SearchSettings
 from muggins.rules.events import Event, GameStarted, HandStarted, TilePlayed
 from muggins.rules.game import evolve, legal_plays
 from muggins.rules.state import GameState

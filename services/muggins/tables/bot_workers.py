@@ -45,7 +45,7 @@ import structlog
 
 from muggins.bots.levels import EXPERT_BUDGET_MS, BotLevel, make_bot, tell
 from muggins.expert.bot import PlayAssessment, analyse_state
-from muggins.expert.search import SearchSettings
+from muggins.expert.search_structs import SearchSettings
 from muggins.rules.commands import AnyCommand
 from muggins.rules.events import AnyEvent, Event
 from muggins.rules.state import GameState

@@ -20,7 +20,8 @@ import msgspec
 
 from muggins.expert.knowledge import Knowledge, SeatView, knowledge_of, seat_view
 from muggins.expert.position import move_end, move_tile, tables_for
-from muggins.expert.search import SearchResult, SearchSettings, root_position, search
+from muggins.expert.search import root_position, search
+from muggins.expert.search_structs import SearchResult, SearchSettings
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.events import Event, HandStarted, visible_to
 from muggins.rules.game import can_call_muggins, forced_move

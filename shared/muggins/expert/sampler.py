@@ -27,6 +27,16 @@ _RETRIES = 12
 _WEIGHT_RETRIES = 24
 
 
+def shuffle(items: list[int], rng: random.Random) -> None:
+    """``items`` in a uniformly random order, in place (Fisher-Yates on the
+    Random's floats).  ``Random.shuffle`` is Python code: once a simulation,
+    the interpreter running it cost more than the compiled sampler around it."""
+    random_ = rng.random
+    for last in range(len(items) - 1, 0, -1):
+        other = int(random_() * (last + 1))
+        items[last], items[other] = items[other], items[last]
+
+
 class DealSampler:
     """Samples the hidden tiles for one seat's knowledge (built once per decision)."""
 
@@ -89,7 +99,7 @@ class DealSampler:
         for _ in range(_RETRIES):
             # A slot takes the first tiles it may of one random order of the
             # unseen: a uniform choice among what it may take and is left.
-            rng.shuffle(order)
+            shuffle(order, rng)
             taken = 0
             filled = []
             for _, _, count, allowed in self.slots:
@@ -117,12 +127,12 @@ class DealSampler:
     def _matched(self, rng: random.Random) -> list[int]:
         """A consistent filling found by augmenting paths, units and tiles in random order."""
         units = [slot for slot, (_, _, count, _) in enumerate(self.slots) for _ in range(count)]
-        rng.shuffle(units)
+        shuffle(units, rng)
         owner: dict[int, int] = {}  # tile -> unit number
 
         def augment(unit: int, visited: set[int]) -> bool:
             candidates = indices(self.slots[units[unit]][3] & self.unseen)
-            rng.shuffle(candidates)
+            shuffle(candidates, rng)
             for tile in candidates:
                 if tile in visited:
                     continue
