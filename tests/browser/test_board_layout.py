@@ -261,12 +261,14 @@ async def test_back_online_the_banner_clears_and_the_page_catches_up(
     await asyncio.sleep(5)  # offline for 5 s (the check)
     behind = int(await page.get_attribute("body", "data-version") or 0)
 
-    async def moved_on() -> bool:
-        return int(await watcher.get_attribute("body", "data-version") or 0) > behind
+    async def watched_version() -> int | None:
+        version = int(await watcher.get_attribute("body", "data-version") or 0)
+        return version if version > behind else None
 
     # The bot's takeover after the 2 s clock comes later on a loaded machine
     # (once still not there after the 5 s): still offline, wait for it.
-    await eventually(moved_on, within=30, what="the game moving on while Ana was away")
+    moved_on = await eventually(watched_version, within=30,
+                                what="the game moving on while Ana was away")
     losing = False
     await page.context.set_offline(False)
     await expect(page.locator("#banner")).to_be_hidden(timeout=10_000)
