@@ -269,6 +269,7 @@ async def test_back_online_the_banner_clears_and_the_page_catches_up(
     # (once still not there after the 5 s): still offline, wait for it.
     moved_on = await eventually(watched_version, within=30,
                                 what="the game moving on while Ana was away")
+    assert moved_on is not None
     losing = False
     await page.context.set_offline(False)
     await expect(page.locator("#banner")).to_be_hidden(timeout=10_000)
