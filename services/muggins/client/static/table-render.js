@@ -431,7 +431,10 @@ export function renderClock(state) {
     return null;
   }
   const seconds = Math.max(0, Math.ceil((state.deadline - performance.now()) / 1000));
-  clock.textContent = t("table.clock", { s: seconds });
+  // A long clock (a table against bots has minutes) reads as minutes: 4:59, not 299 s.
+  clock.textContent = seconds >= 60
+    ? t("table.clockMinutes", { m: Math.floor(seconds / 60), ss: String(seconds % 60).padStart(2, "0") })
+    : t("table.clock", { s: seconds });
   clock.classList.toggle("low", seconds <= 10);
   return seconds;
 }
