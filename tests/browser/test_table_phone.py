@@ -57,6 +57,44 @@ async def rect(page: Page, selector: str) -> dict[str, float]:
     return found
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])
+async def test_the_counts_sum_is_whole_on_a_phone(pages: Pages, service: Running, lang: str) -> None:
+    """The walk of a newcomer: "Count: 10 (4 + …" on a phone, the sum that
+    teaches how the count is made cut after its first number, with the
+    boneyard and a clock of minutes (a table against the computer) beside it."""
+    page, _ = await seated_page(pages, service, PHONE, lang, turn_clock_seconds=300)
+    sums: list[str] = []
+    deadline = time.monotonic() + 120
+    while len(sums) < 3 and time.monotonic() < deadline:
+        if await page.locator("#close-result").count() and await page.locator("#close-result").is_visible():
+            await page.click("#close-result")
+        parts = await page.locator("#count-parts").inner_text()
+        if parts.count("+") >= 2 and parts not in sums:
+            cut = await page.evaluate(
+                """() => [...document.querySelectorAll('.status-row:first-child > *')]
+                         .map((e) => e.scrollWidth - e.clientWidth)""")
+            assert max(cut) <= 0, (parts, cut)
+            await expect(page.locator("#clock")).not_to_be_empty()
+            sums.append(parts)
+        if not await play_a_move(page):
+            await page.wait_for_timeout(100)
+    assert len(sums) == 3, sums
+    # The widest the row gets: four ends, two doubles among them, the boneyard
+    # full, a clock of minutes.
+    clock = "Clock: 4:59" if lang == "en" else "Tiempo: 4:59"
+    boneyard = "Boneyard: 14" if lang == "en" else "Pozo: 14"
+    cut = await page.evaluate(
+        """([clock, boneyard]) => {
+             document.getElementById('count').textContent = '22';
+             document.getElementById('count-parts').textContent = '(6+6+5+5)';
+             document.getElementById('clock').textContent = clock;
+             document.getElementById('boneyard').textContent = boneyard;
+             document.getElementById('boneyard').hidden = false;
+             return [...document.querySelectorAll('.status-row:first-child > *')]
+               .map((e) => e.scrollWidth - e.clientWidth); }""", [clock, boneyard])
+    assert max(cut) <= 0, cut
+
+
 @pytest.mark.parametrize(("size", "lang", "name"), [
     (PHONE, "en", "table-phone-en.png"), (PHONE, "es", "table-phone-es.png"),
     (DESKTOP, "en", "table-desktop-en.png"), (DESKTOP, "es", "table-desktop-es.png"),

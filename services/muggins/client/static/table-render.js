@@ -120,7 +120,9 @@ export function render(page) {
   $("count").parentElement?.toggleAttribute("hidden", !playing);
   $("count").textContent = String(view.layout.count);
   const parts = view.layout.count_parts || [];
-  $("count-parts").textContent = parts.length > 1 && view.layout.count > 0 ? `(${parts.join(" + ")})` : "";
+  // A phone's status bar cut "(4 + 4 + 2)" after its first number: there, no spaces.
+  const plus = NARROW.matches ? "+" : " + ";
+  $("count-parts").textContent = parts.length > 1 && view.layout.count > 0 ? `(${parts.join(plus)})` : "";
   $("boneyard").hidden = !playing;
   $("boneyard").textContent = t("table.boneyard", { n: view.boneyard });
   const turn = $("turn");
