@@ -58,6 +58,20 @@ async def rect(page: Page, selector: str) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
+async def test_the_tiles_an_opponent_holds_are_on_a_phones_screen(
+    pages: Pages, service: Running, lang: str,
+) -> None:
+    """The walk of a newcomer: "2 Bruno bot · expert · 6" and the rest off the
+    right edge; how many tiles the bot holds was the part a phone cut."""
+    page, _ = await seated_page(pages, service, PHONE, lang)
+    await my_turn(page)
+    tiles = page.locator(".opponent .tiles-left")
+    await expect(tiles).to_have_text(re.compile(r"7 (tiles|fichas)|6 (tiles|fichas)"))
+    box = await tiles.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= PHONE["width"], box
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
 async def test_the_counts_sum_is_whole_on_a_phone(pages: Pages, service: Running, lang: str) -> None:
     """The walk of a newcomer: "Count: 10 (4 + …" on a phone, the sum that
     teaches how the count is made cut after its first number, with the

@@ -141,8 +141,11 @@ export function render(page) {
     class: `opponent${view.turn === s.seat ? " on-turn" : ""}${isPartner(state, s.seat) ? " partner" : ""}`,
     dataset: { seat: String(s.seat) },
   }, el("span", { class: "seat-number" }, `${s.seat + 1}`), " ", s.name ?? seatLabel(s.seat),
+  // The tiles left before the badges: on a phone the row scrolls sideways,
+  // and the count a player watches was the part cut off the screen.
+  playing ? el("span", { class: "tiles-left" }, ` · ${tilesText(s.tiles)}`) : null,
   isPartner(state, s.seat) ? el("span", { class: "badge partner" }, t("partner")) : null,
-  s.bot ? botBadge(state, s.seat) : null, playing ? ` · ${tilesText(s.tiles)}` : null)));
+  s.bot ? botBadge(state, s.seat) : null)));
   renderBoard(page);
   renderLastMoves(state);
   renderHand(page);
