@@ -57,6 +57,23 @@ async def rect(page: Page, selector: str) -> dict[str, float]:
     return found
 
 
+async def test_a_toast_hides_the_last_move_under_it_not_half(pages: Pages, service: Running) -> None:
+    """The walk of a newcomer: "+10 Bruno" over "Bruno led 5-5", the line
+    showing as letters around the pill. While a toast shows, the last move
+    waits unseen under it, and comes back when it goes."""
+    page, _ = await seated_page(pages, service, PHONE, "en")
+    while not await page.locator('#last-move .seat-move[data-seat="1"]').count():
+        await my_turn(page)
+        await play_a_move(page)
+    last = page.locator("#last-move")
+    await expect(last).to_be_visible()
+    await page.evaluate("import('/static/table-effects.js').then((m) => m.toast('+10 Bruno', 3000))")
+    await expect(page.locator("#toast")).to_be_visible()
+    await expect(last).to_be_hidden()
+    await expect(page.locator("#toast")).to_be_hidden(timeout=5000)
+    await expect(last).to_be_visible()
+
+
 @pytest.mark.parametrize("lang", ["en", "es"])
 async def test_the_tiles_an_opponent_holds_are_on_a_phones_screen(
     pages: Pages, service: Running, lang: str,
