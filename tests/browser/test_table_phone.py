@@ -57,7 +57,36 @@ async def rect(page: Page, selector: str) -> dict[str, float]:
     return found
 
 
-async def test_a_toast_hides_the_last_move_under_it_not_half(pages: Pages, service: Running) -> None:
+@pytest.mark.parametrize(("lang", "preset", "words"), [
+    ("en", "playelephant", "You lead: play any tile you like."),
+    ("es", "playelephant", "Sales tú: juega la ficha que quieras."),
+    ("en", "muggins", "You lead: play the tile marked in green."),
+])
+async def test_an_empty_felt_on_your_turn_says_you_lead(
+    pages: Pages, service: Running, lang: str, preset: str, words: str,
+) -> None:
+    """The walk of a newcomer: an empty green felt, "Your turn", and nothing
+    saying that they start the board (and, where the highest double leads,
+    with which tile)."""
+    for _ in range(12):  # the lottery (or the deal) picks the leader
+        page, _ = await seated_page(pages, service, PHONE, lang, preset=preset)
+        await expect(page.locator("#turn")).not_to_be_empty()
+        await page.wait_for_timeout(300)
+        if not await page.locator("#layout .tile").count() and await page.locator(
+                ".tile-button.legal").count():
+            break
+        await page.context.close()
+    else:
+        pytest.skip("Ana never led")
+    await expect(page.locator("#last-move")).to_have_text(words)
+    await expect(page.locator("#last-move")).to_be_visible()
+    await play_a_move(page)
+    await expect(page.locator("#last-move")).not_to_have_text(words)
+
+
+async def test_a_toast_hides_the_last_move_under_it_not_half(
+    pages: Pages, service: Running,
+) -> None:
     """The walk of a newcomer: "+10 Bruno" over "Bruno led 5-5", the line
     showing as letters around the pill. While a toast shows, the last move
     waits unseen under it, and comes back when it goes."""
@@ -67,7 +96,8 @@ async def test_a_toast_hides_the_last_move_under_it_not_half(pages: Pages, servi
         await play_a_move(page)
     last = page.locator("#last-move")
     await expect(last).to_be_visible()
-    await page.evaluate("import('/static/table-effects.js').then((m) => m.toast('+10 Bruno', 3000))")
+    await page.evaluate(
+        "import('/static/table-effects.js').then((m) => m.toast('+10 Bruno', 3000))")
     await expect(page.locator("#toast")).to_be_visible()
     await expect(last).to_be_hidden()
     await expect(page.locator("#toast")).to_be_hidden(timeout=5000)
@@ -89,7 +119,9 @@ async def test_the_tiles_an_opponent_holds_are_on_a_phones_screen(
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-async def test_the_counts_sum_is_whole_on_a_phone(pages: Pages, service: Running, lang: str) -> None:
+async def test_the_counts_sum_is_whole_on_a_phone(
+    pages: Pages, service: Running, lang: str,
+) -> None:
     """The walk of a newcomer: "Count: 10 (4 + …" on a phone, the sum that
     teaches how the count is made cut after its first number, with the
     boneyard and a clock of minutes (a table against the computer) beside it."""
@@ -97,8 +129,9 @@ async def test_the_counts_sum_is_whole_on_a_phone(pages: Pages, service: Running
     sums: list[str] = []
     deadline = time.monotonic() + 120
     while len(sums) < 3 and time.monotonic() < deadline:
-        if await page.locator("#close-result").count() and await page.locator("#close-result").is_visible():
-            await page.click("#close-result")
+        close = page.locator("#close-result")
+        if await close.count() and await close.is_visible():
+            await close.click()
         parts = await page.locator("#count-parts").inner_text()
         if parts.count("+") >= 2 and parts not in sums:
             cut = await page.evaluate(

@@ -238,7 +238,12 @@ function renderLastMoves(state) {
     class: `seat-move${state.lastMove?.seat === seat ? " latest" : ""}`, dataset: { seat: String(seat) },
   }, el("strong", {}, nameOf(state, seat)), " ", moveWords(state.lastMoves[seat])));
   const parts = items.flatMap((item, index) => (index ? [" · ", item] : [item]));
-  strip.replaceChildren(...parts);
+  // An empty felt on your turn said nothing: a newcomer did not know they lead.
+  const leading = view && view.phase === "playing" && !view.layout.lead && me !== null && view.turn === me;
+  // (a preset where the highest double leads allows one tile: it is the green one)
+  const free = leading && view.tiles.every((tile) => legalEnds(view, tile).length > 0);
+  strip.replaceChildren(...(leading
+    ? [el("span", { class: "you-lead" }, t(free ? "table.youLead" : "table.youLeadThis"))] : parts));
   strip.title = strip.textContent ?? "";
 }
 
