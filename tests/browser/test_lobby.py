@@ -88,6 +88,33 @@ async def test_without_a_name_you_sit_as_a_guest(pages: Pages) -> None:
     await expect(page.locator("#play-name")).to_have_value(re.compile(r"^Invitado \d{3}$"))
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])
+async def test_against_the_computer_a_turn_has_minutes(
+    pages: Pages, service: Running, lang: str,
+) -> None:
+    """The walk of a newcomer: the service's 30 s ran out while they read the
+    table, and a bot played their first hand for them. Alone among bots, a
+    person has 5 minutes a turn, said under "Play now" and on the clock."""
+    page = await lobby(pages, lang, PHONE)
+    minutes = "5 minutes a turn" if lang == "en" else "5 minutos por turno"
+    await expect(page.locator("#play-now-about")).to_contain_text(minutes)
+    await page.click("#play-now")
+    await page.wait_for_url(re.compile(r"/play/[A-Za-z0-9]+$"))
+    table_id = page.url.rsplit("/", 1)[1]
+    info = (await service.http.get(f"/tables/{table_id}")).json()
+    assert info["turn_clock_seconds"] == 300, info
+    await expect(page.locator(".tile-button.legal").first).to_be_visible(timeout=30_000)
+    word = "Clock" if lang == "en" else "Tiempo"
+    await expect(page.locator("#clock")).to_have_text(re.compile(rf"^{word}: [45]:[0-5]\d$"))
+    # With a friend, the table keeps the service's clock: a person waits there.
+    friend = await lobby(pages, lang, PHONE)
+    await friend.click("#quick-duel-friends")
+    await friend.wait_for_url(re.compile(r"/play/"))
+    table_id = friend.url.rsplit("/", 1)[1]
+    info = (await service.http.get(f"/tables/{table_id}")).json()
+    assert info["turn_clock_seconds"] < 300, info
+
+
 async def test_quick_choices_for_partners_and_friends(pages: Pages) -> None:
     page = await lobby(pages, "en", DESKTOP)
     # A game played each for themselves has no partnerships: said, and not offered.

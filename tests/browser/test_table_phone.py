@@ -57,6 +57,108 @@ async def rect(page: Page, selector: str) -> dict[str, float]:
     return found
 
 
+@pytest.mark.parametrize(("lang", "preset", "words"), [
+    ("en", "playelephant", "You lead: play any tile you like."),
+    ("es", "playelephant", "Sales tú: juega la ficha que quieras."),
+    ("en", "muggins", "You lead: play the tile marked in green."),
+])
+async def test_an_empty_felt_on_your_turn_says_you_lead(
+    pages: Pages, service: Running, lang: str, preset: str, words: str,
+) -> None:
+    """The walk of a newcomer: an empty green felt, "Your turn", and nothing
+    saying that they start the board (and, where the highest double leads,
+    with which tile)."""
+    for _ in range(12):  # the lottery (or the deal) picks the leader
+        page, _ = await seated_page(pages, service, PHONE, lang, preset=preset)
+        await expect(page.locator("#turn")).not_to_be_empty()
+        await page.wait_for_timeout(300)
+        if not await page.locator("#layout .tile").count() and await page.locator(
+                ".tile-button.legal").count():
+            break
+        await page.context.close()
+    else:
+        pytest.skip("Ana never led")
+    await expect(page.locator("#last-move")).to_have_text(words)
+    await expect(page.locator("#last-move")).to_be_visible()
+    await play_a_move(page)
+    await expect(page.locator("#last-move")).not_to_have_text(words)
+
+
+async def test_a_toast_hides_the_last_move_under_it_not_half(
+    pages: Pages, service: Running,
+) -> None:
+    """The walk of a newcomer: "+10 Bruno" over "Bruno led 5-5", the line
+    showing as letters around the pill. While a toast shows, the last move
+    waits unseen under it, and comes back when it goes."""
+    page, _ = await seated_page(pages, service, PHONE, "en")
+    while not await page.locator('#last-move .seat-move[data-seat="1"]').count():
+        await my_turn(page)
+        await play_a_move(page)
+    last = page.locator("#last-move")
+    await expect(last).to_be_visible()
+    await page.evaluate(
+        "import('/static/table-effects.js').then((m) => m.toast('+10 Bruno', 3000))")
+    await expect(page.locator("#toast")).to_be_visible()
+    await expect(last).to_be_hidden()
+    await expect(page.locator("#toast")).to_be_hidden(timeout=5000)
+    await expect(last).to_be_visible()
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+async def test_the_tiles_an_opponent_holds_are_on_a_phones_screen(
+    pages: Pages, service: Running, lang: str,
+) -> None:
+    """The walk of a newcomer: "2 Bruno bot · expert · 6" and the rest off the
+    right edge; how many tiles the bot holds was the part a phone cut."""
+    page, _ = await seated_page(pages, service, PHONE, lang)
+    await my_turn(page)
+    tiles = page.locator(".opponent .tiles-left")
+    await expect(tiles).to_have_text(re.compile(r"7 (tiles|fichas)|6 (tiles|fichas)"))
+    box = await tiles.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= PHONE["width"], box
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+async def test_the_counts_sum_is_whole_on_a_phone(
+    pages: Pages, service: Running, lang: str,
+) -> None:
+    """The walk of a newcomer: "Count: 10 (4 + …" on a phone, the sum that
+    teaches how the count is made cut after its first number, with the
+    boneyard and a clock of minutes (a table against the computer) beside it."""
+    page, _ = await seated_page(pages, service, PHONE, lang, turn_clock_seconds=300)
+    sums: list[str] = []
+    deadline = time.monotonic() + 120
+    while len(sums) < 3 and time.monotonic() < deadline:
+        close = page.locator("#close-result")
+        if await close.count() and await close.is_visible():
+            await close.click()
+        parts = await page.locator("#count-parts").inner_text()
+        if parts.count("+") >= 2 and parts not in sums:
+            cut = await page.evaluate(
+                """() => [...document.querySelectorAll('.status-row:first-child > *')]
+                         .map((e) => e.scrollWidth - e.clientWidth)""")
+            assert max(cut) <= 0, (parts, cut)
+            await expect(page.locator("#clock")).not_to_be_empty()
+            sums.append(parts)
+        if not await play_a_move(page):
+            await page.wait_for_timeout(100)
+    assert len(sums) == 3, sums
+    # The widest the row gets: four ends, two doubles among them, the boneyard
+    # full, a clock of minutes.
+    clock = "Clock: 4:59" if lang == "en" else "Tiempo: 4:59"
+    boneyard = "Boneyard: 14" if lang == "en" else "Pozo: 14"
+    cut = await page.evaluate(
+        """([clock, boneyard]) => {
+             document.getElementById('count').textContent = '22';
+             document.getElementById('count-parts').textContent = '(6+6+5+5)';
+             document.getElementById('clock').textContent = clock;
+             document.getElementById('boneyard').textContent = boneyard;
+             document.getElementById('boneyard').hidden = false;
+             return [...document.querySelectorAll('.status-row:first-child > *')]
+               .map((e) => e.scrollWidth - e.clientWidth); }""", [clock, boneyard])
+    assert max(cut) <= 0, cut
+
+
 @pytest.mark.parametrize(("size", "lang", "name"), [
     (PHONE, "en", "table-phone-en.png"), (PHONE, "es", "table-phone-es.png"),
     (DESKTOP, "en", "table-desktop-en.png"), (DESKTOP, "es", "table-desktop-es.png"),

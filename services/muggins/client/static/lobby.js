@@ -158,6 +158,11 @@ async function refreshBoard() {
 // The presets for one against one and for partnerships (what each allows, in words).
 let duelPresets = [];
 let pairPresets = [];
+// A person alone among bots keeps nobody waiting: a turn of minutes, not the
+// service's 30 s, which a newcomer spends reading the table and then finds a
+// bot playing their hand.
+const CLOCK_AGAINST_BOTS = 300;
+
 let quickRequest = 0;
 
 async function loadQuickChoices() {
@@ -174,7 +179,7 @@ async function loadQuickChoices() {
   select.replaceChildren(...duels.map((p) => el("option", { value: p.preset }, p.title)));
   select.value = shown || (duels.find((p) => p.default) ?? duels[0]).preset;
   const usual = duels.find((p) => p.default) ?? duels[0];
-  $("play-now-about").textContent = t("lobby.playNowAbout", { game: usual.title });
+  $("play-now-about").textContent = t("lobby.playNowAbout", { game: usual.title, minutes: CLOCK_AGAINST_BOTS / 60 });
   $("games-in-words").replaceChildren(...duels.flatMap((p) => [el("dt", {}, p.title), el("dd", {}, p.summary)]));
   $("words-explained").replaceChildren(...WORDS_EXPLAINED.flatMap((word) => [
     el("dt", {}, t(`lobby.word.${word}`)), el("dd", {}, t(`lobby.word.${word}.means`))]));
@@ -240,7 +245,8 @@ async function takeSeat(tableId, seat, name) {
 }
 
 function quickTable(preset, { seats, partnerships = false, bots = [] }) {
-  return { preset, seats, partnerships, bots: bots.map((seat) => ({ seat, level: "expert" })) };
+  const table = { preset, seats, partnerships, bots: bots.map((seat) => ({ seat, level: "expert" })) };
+  return bots.length === seats - 1 ? { ...table, turn_clock_seconds: CLOCK_AGAINST_BOTS } : table;
 }
 
 function setUpQuickPlay() {

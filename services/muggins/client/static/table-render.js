@@ -120,7 +120,9 @@ export function render(page) {
   $("count").parentElement?.toggleAttribute("hidden", !playing);
   $("count").textContent = String(view.layout.count);
   const parts = view.layout.count_parts || [];
-  $("count-parts").textContent = parts.length > 1 && view.layout.count > 0 ? `(${parts.join(" + ")})` : "";
+  // A phone's status bar cut "(4 + 4 + 2)" after its first number: there, no spaces.
+  const plus = NARROW.matches ? "+" : " + ";
+  $("count-parts").textContent = parts.length > 1 && view.layout.count > 0 ? `(${parts.join(plus)})` : "";
   $("boneyard").hidden = !playing;
   $("boneyard").textContent = t("table.boneyard", { n: view.boneyard });
   const turn = $("turn");
@@ -139,8 +141,11 @@ export function render(page) {
     class: `opponent${view.turn === s.seat ? " on-turn" : ""}${isPartner(state, s.seat) ? " partner" : ""}`,
     dataset: { seat: String(s.seat) },
   }, el("span", { class: "seat-number" }, `${s.seat + 1}`), " ", s.name ?? seatLabel(s.seat),
+  // The tiles left before the badges: on a phone the row scrolls sideways,
+  // and the count a player watches was the part cut off the screen.
+  playing ? el("span", { class: "tiles-left" }, ` · ${tilesText(s.tiles)}`) : null,
   isPartner(state, s.seat) ? el("span", { class: "badge partner" }, t("partner")) : null,
-  s.bot ? botBadge(state, s.seat) : null, playing ? ` · ${tilesText(s.tiles)}` : null)));
+  s.bot ? botBadge(state, s.seat) : null)));
   renderBoard(page);
   renderLastMoves(state);
   renderHand(page);
@@ -233,7 +238,12 @@ function renderLastMoves(state) {
     class: `seat-move${state.lastMove?.seat === seat ? " latest" : ""}`, dataset: { seat: String(seat) },
   }, el("strong", {}, nameOf(state, seat)), " ", moveWords(state.lastMoves[seat])));
   const parts = items.flatMap((item, index) => (index ? [" · ", item] : [item]));
-  strip.replaceChildren(...parts);
+  // An empty felt on your turn said nothing: a newcomer did not know they lead.
+  const leading = view && view.phase === "playing" && !view.layout.lead && me !== null && view.turn === me;
+  // (a preset where the highest double leads allows one tile: it is the green one)
+  const free = leading && view.tiles.every((tile) => legalEnds(view, tile).length > 0);
+  strip.replaceChildren(...(leading
+    ? [el("span", { class: "you-lead" }, t(free ? "table.youLead" : "table.youLeadThis"))] : parts));
   strip.title = strip.textContent ?? "";
 }
 
@@ -431,7 +441,10 @@ export function renderClock(state) {
     return null;
   }
   const seconds = Math.max(0, Math.ceil((state.deadline - performance.now()) / 1000));
-  clock.textContent = t("table.clock", { s: seconds });
+  // A long clock (a table against bots has minutes) reads as minutes: 4:59, not 299 s.
+  clock.textContent = seconds >= 60
+    ? t("table.clockMinutes", { m: Math.floor(seconds / 60), ss: String(seconds % 60).padStart(2, "0") })
+    : t("table.clock", { s: seconds });
   clock.classList.toggle("low", seconds <= 10);
   return seconds;
 }
