@@ -389,7 +389,9 @@ async def test_game_over_shows_the_winner_the_scores_and_the_rating_change(
     assert len(asked) >= 3
     change = page.locator("#ratings .rating-changes li")
     await expect(change).to_have_count(1)  # Ana's: people's changes, not the bot's
-    assert re.search(r"Ana [+−]\d+\.\d", await change.inner_text())
+    said = await change.inner_text()
+    assert re.search(r"Ana [+−]\d+\.\d", said)
+    assert "-" not in said, said  # one minus sign, the same for the change and the rating
     await expect(page.locator("#final-scores li")).to_have_count(2)
     await expect(page.locator("#game-winner")).not_to_be_empty()
     for way in ("#rematch", "#new-game", "#to-lobby"):

@@ -229,7 +229,8 @@ function ratingsPart(page) {
     return el("li", { dataset: { seat: String(change.seat) }, class: delta >= 0 ? "up" : "down" },
       el("span", {}, change.name), " ",
       el("strong", { class: "delta" }, `${sign}${Math.abs(delta).toFixed(1)}`), " ",
-      el("span", { class: "muted" }, t("table.ratingNow", { rating: change.after.toFixed(1) })));
+      // One minus sign for both numbers (the walk read "−1.8 (now -1.8)" as two kinds).
+      el("span", { class: "muted" }, t("table.ratingNow", { rating: change.after.toFixed(1).replace("-", "−") })));
   })));
   return box;
 }
