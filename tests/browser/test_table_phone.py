@@ -77,7 +77,9 @@ async def test_an_empty_felt_on_your_turn_says_you_lead(
             break
         await page.context.close()
     else:
-        pytest.skip("Ana never led")
+        # Each try is about an even chance: twelve that all fail (1 in 4,096)
+        # fail the test rather than pass it unchecked.
+        raise AssertionError("Ana never led in 12 tables: nothing was checked")
     await expect(page.locator("#last-move")).to_have_text(words)
     await expect(page.locator("#last-move")).to_be_visible()
     await play_a_move(page)
