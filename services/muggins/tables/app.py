@@ -92,7 +92,7 @@ async def metrics(request: Request) -> Response[bytes]:  # type: ignore[type-arg
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
     try:
         async with asyncio.timeout(2):
-            await metrics_from_database(runtime.infra.pool, runtime.infra.store)
+            await metrics_from_database(runtime.infra.store)
     except TRANSIENT as error:  # the gauges keep their last values; the rest still counts
         log.info("metrics could not read the database", error=repr(error))
     except Exception as error:  # a bug: loud, but the counters are still served

@@ -24,8 +24,6 @@ from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import LAG as PROJECTOR_LAG
 
 if TYPE_CHECKING:
-    import asyncpg
-
     from muggins.eventstore.store import EventStore
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
@@ -88,8 +86,9 @@ class BroadcastClock:
             del self._started[stream]
 
 
-async def refresh(pool: asyncpg.Pool, store: EventStore) -> None:
-    """The gauges measured from the database, at a scrape."""
+async def refresh(store: EventStore) -> None:
+    """The gauges measured from the database (the store's), at a scrape."""
+    pool = store.pool
     head = await store.head_position()
     projectors = {f"projector:{name}": name for name in PROJECTIONS}
     readers = [RELAY_READER, *projectors]
