@@ -50,6 +50,24 @@ def test_unknown_config_keys_are_refused(tmp_path: Path) -> None:
         load_settings(environ={"MUGGINS_CONFIG": str(config)})
 
 
+def test_a_retired_setting_in_a_config_file_is_a_warning_not_a_refusal(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "muggins.toml"
+    config.write_text('consumer_ack_wait = 45\nhand_pause = 2.5\n')
+    with pytest.warns(UserWarning, match="consumer_ack_wait no longer does anything"):
+        settings = load_settings(environ={"MUGGINS_CONFIG": str(config)})
+    assert settings.hand_pause == 2.5
+
+
+def test_a_retired_setting_in_the_environment_is_a_warning_too() -> None:
+    with pytest.warns(UserWarning, match="MUGGINS_CONSUMER_ACK_WAIT: setting consumer_ack_wait "
+                                         "no longer does anything"):
+        settings = load_settings(environ={"MUGGINS_CONSUMER_ACK_WAIT": "45",
+                                          "MUGGINS_HAND_PAUSE": "2.5"})
+    assert settings.hand_pause == 2.5
+
+
 def test_json_logs_carry_the_bound_context() -> None:
     out = io.StringIO()
     configure_logging("json", "info", stream=out)
@@ -177,7 +195,7 @@ def test_a_duplicate_window_longer_than_the_stream_keeps_is_refused() -> None:
     assert load_settings(environ={"MUGGINS_STREAM_MAX_AGE": "0"}).stream_max_age == 0
 
 
-@pytest.mark.parametrize("variable", ["MUGGINS_STREAM_MAX_AGE", "MUGGINS_CONSUMER_ACK_WAIT"])
+@pytest.mark.parametrize("variable", ["MUGGINS_STREAM_MAX_AGE", "MUGGINS_STREAM_DUPLICATE_WINDOW"])
 def test_no_endless_durations(variable: str) -> None:
     with pytest.raises(SettingsError, match=variable.removeprefix("MUGGINS_").lower()):
         load_settings(environ={variable: "inf"})

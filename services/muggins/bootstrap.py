@@ -32,6 +32,7 @@ from muggins.bus.connection import Bus
 from muggins.bus.jetstream import bus_down, ensure_stream, stream_config
 from muggins.bus.relay import Relay
 from muggins.domain.codec import public_payload
+from muggins.domain.streams import BELL_SUBJECT
 from muggins.eventstore.migrations import upgrade_at
 from muggins.eventstore.store import EventStore, create_pool, store_down
 from muggins.infra.background import BackgroundTasks
@@ -189,7 +190,9 @@ async def infrastructure(
         tell(None)
         store = EventStore(pool)
         the_relay = (Relay(store, lambda: connected.js, public_payload,
-                           is_connected=lambda: connected.is_connected) if relay else None)
+                           is_connected=lambda: connected.is_connected,
+                           bell=lambda: connected.publish(BELL_SUBJECT, b""))
+                     if relay else None)
         if the_relay is not None:
             relay_task = tasks.start("relay", the_relay.run(relay_stop))
         yield Infrastructure(settings, database_url, nats_url, pool, store, bus, the_relay,

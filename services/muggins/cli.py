@@ -4,7 +4,6 @@ calls into the library and prints."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import re
 import secrets
@@ -19,7 +18,7 @@ import msgspec
 import structlog
 
 from muggins.bootstrap import event_store_only, infrastructure, migrated_database
-from muggins.bots.levels import BOT_LEVELS, BotLevel
+from muggins.bots.ladder import BOT_LEVELS, BotLevel
 from muggins.bots.playbyplay import narrate
 from muggins.bots.selfplay import make_bots, play_game, play_game_commands
 from muggins.bus.jetstream import BusUnavailable, connect, ensure_stream, stream_config
@@ -28,6 +27,7 @@ from muggins.eventstore.store import EventStore, StoreUnavailable
 from muggins.evidence.checkpoints import SiteKeyInfo, public_keys, site_keys
 from muggins.evidence.documents import DocumentError
 from muggins.evidence.signing import PublicKeys, SiteKey
+from muggins.infra.collector import settle_for_serving
 from muggins.infra.embedded import (
     PASSWORDS_FILE,
     EmbeddedNats,
@@ -207,10 +207,7 @@ def serve_command(**flags: Any) -> None:
         # The players' moves first: on a shared host a crowd's fan-out waits for them.
         os.nice(settings.spectators_niceness)
     app = create_app(settings, on_failure=stop_serving)
-    # What exists now lives as long as the process: keep it out of every
-    # future full collection (shorter pauses under load).
-    gc.collect()
-    gc.freeze()
+    settle_for_serving()  # the collector's pauses, short and rare (muggins.infra.collector)
     log = structlog.get_logger("muggins.serve")
     if settings.forwarded_allow_ips is not None:
         log.warning("forwarded_allow_ips is the old name of trusted_proxies: rename it")
@@ -509,7 +506,7 @@ def project_command(name: str, rebuild: bool, metrics_port: int) -> None:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from muggins.projections.runner import ProjectorRunner, consumer_config
+    from muggins.projections.runner import ProjectorRunner
 
     settings = _settings()
 
@@ -525,9 +522,7 @@ def project_command(name: str, rebuild: bool, metrics_port: int) -> None:
             for signal_number in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(signal_number, stop.set)
         async with infrastructure(settings, relay=False, stop=stop) as infra:
-            runner = ProjectorRunner(infra.pool, infra.store, PROJECTIONS[name](),
-                                     consumer=consumer_config(settings),
-                                     stream=settings.stream_name)
+            runner = ProjectorRunner(infra.pool, infra.store, PROJECTIONS[name]())
             if not rebuild:
                 # A bug ends the runner (or the bus's watchdog): logged with its
                 # traceback where it happened; the process then exits with 1.
@@ -539,7 +534,7 @@ def project_command(name: str, rebuild: bool, metrics_port: int) -> None:
 
                 infra.tasks.on_failure(loop_failed)
                 try:
-                    await runner.follow(stop, lambda: infra.bus.js)
+                    await runner.follow(stop, infra.bus, old_consumers=infra.bus.js)
                 except Exception as error:
                     ended.append(f"projector-{name}: {error!r}")
                 if ended:

@@ -1,4 +1,4 @@
-"""The expert bot's strength: duplicate matches against the greedy bot.
+"""The bots' strength: the expert against the greedy bot, and the level ladder.
 
 Each deal (a game seed: every hand's seed derives from it) is played once
 per side the expert can take, the expert's seats swapped (for partnerships
@@ -21,9 +21,20 @@ yardstick here (random playouts, no game weight, no proofs from draws and
 passes).  Exits 1 when a bar is missed.  Never collected by pytest (its
 name does not start with ``test_``).
 
+``--ladder``: the levels a person chooses from (muggins.bots.levels), each
+against greedy and against the level below it (easy against random), on
+the same deals, duplicate as above: ``--games`` per match (LADDER_GAMES
+unless told), ``--levels`` for some of them, ``--budget-ms`` for the expert.
+The bars: each level's share against the one below has its interval's low
+end above 50%, and easy's against greedy its high end below 50%.
+
+    python -m tests.benchmarks.bench_expert --ladder
+    python -m tests.benchmarks.bench_expert --ladder --levels hard,expert --games 200
+
 ``--smoke``: one deal per seating (each played from both sides) at 5 ms a
-decision, in two processes: the same path, every game played to its end
-with the expert deciding and searching; the bars not judged.
+decision, in two processes, then the ladder's matches at one deal each:
+the same path, every game played to its end with the searching levels
+deciding and searching; the bars not judged.
 """
 
 from __future__ import annotations
@@ -38,7 +49,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from muggins.bots.levels import Bot, GreedyBot
+from muggins.bots.ladder import LADDER, SAME_AS, SEARCHING, BotLevel, LadderLevel
+from muggins.bots.levels import Bot, GreedyBot, make_bot
 from muggins.bots.selfplay import play_game_commands
 from muggins.expert.bot import ExpertBot
 from muggins.expert.search_structs import SearchSettings
@@ -68,6 +80,11 @@ GENERIC_REFERENCE = {35.0: 0.65, 200.0: 0.80}
 GENERIC = {"greedy_rate": 0.0, "game_bonus": 0.0, "missed_points_weight": 1.0}
 #: ``--smoke``: games per seating (rounded up to one deal), ms per decision, processes.
 SMOKE_GAMES, SMOKE_BUDGET_MS, SMOKE_PROCESSES = 1, 5.0, 2
+#: ``--ladder``: the seating and the games per match, unless told.
+LADDER_SEATING: tuple[str, int, bool] = ("playelephant", 2, False)
+LADDER_GAMES = 400
+#: The bot below the ladder's lowest level, to measure that one against.
+BELOW_THE_LADDER: BotLevel = "random"
 
 
 class Setup(msgspec.Struct, frozen=True):
@@ -78,17 +95,34 @@ class Setup(msgspec.Struct, frozen=True):
     iterations: int | None
     generic: bool
     settings: SearchSettings
+    #: The level measured: None for the expert as the fields above make it
+    #: (``iterations``, ``generic`` and ``settings`` apply to it alone).
+    level: BotLevel | None = None
+    #: The level it plays against.
+    opponent: BotLevel = "greedy"
+
+    @property
+    def measured(self) -> str:
+        """The measured side's name in the report."""
+        if self.level is not None:
+            return self.level
+        return "generic ISMCTS (random playouts)" if self.generic else "expert"
+
+    @property
+    def searches(self) -> bool:
+        """Whether the measured side searches (so its decisions are timed)."""
+        return self.level is None or self.level in SEARCHING
 
 
 class GameResult(msgspec.Struct, frozen=True):
-    """One game: whether the expert's side won, points per hand, decisions' effort."""
+    """One game: whether the measured side won, points per hand, decisions' effort."""
 
-    expert_won: bool
+    measured_won: bool
     drawn: bool
     #: The game reached its GameEnded (self-play's loop stops only at game over).
     ended: bool
     hands: int
-    expert_points: int
+    measured_points: int
     other_points: int
     decision_seconds: list[float]
     iterations: int
@@ -104,6 +138,18 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * games)) / denominator
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
     return centre - half, centre + half
+
+
+class Share(msgspec.Struct, frozen=True):
+    """Games the measured side won of those played, with the 95% interval."""
+
+    wins: int
+    played: int
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{self.wins / self.played:.1%} [{self.low:.1%}, {self.high:.1%}]"
 
 
 class TimedExpert:
@@ -134,23 +180,36 @@ class TimedExpert:
         return self.expert.calls_muggins(state, seat)
 
 
-def play_one(setup: Setup, deal: int, expert_side: int) -> GameResult:
-    """One game of deal ``deal`` with the expert playing side ``expert_side``
+def _measured_bot(setup: Setup, rng: random.Random) -> Bot:
+    """A seat of the measured side: the expert as ``setup`` makes it, or a level."""
+    if setup.level is None:
+        return TimedExpert(ExpertBot(
+            rng, budget_ms=setup.budget_ms, iterations=setup.iterations,
+            clock=time.perf_counter, settings=setup.settings,
+        ), learns=not setup.generic)
+    bot = make_bot(setup.level, rng, budget_ms=setup.budget_ms, clock=time.perf_counter)
+    return TimedExpert(bot, learns=True) if isinstance(bot, ExpertBot) else bot
+
+
+def play_one(setup: Setup, deal: int, measured_side: int) -> GameResult:
+    """One game of deal ``deal`` with the measured side playing side ``measured_side``
     (the game loop is self-play's, as ``muggins simulate`` plays it)."""
     rules: Ruleset = preset(setup.preset, setup.seats, setup.partnerships)
     game_seed = game_seed_from_text(f"bench-expert/{setup.preset}/{setup.seats}/{deal}")
     bots: list[Bot] = []
     experts: list[TimedExpert] = []
     for seat in range(rules.seats):
-        if rules.side_of(seat) == expert_side:
-            expert = TimedExpert(ExpertBot(
-                random.Random(deal * 31 + seat), budget_ms=setup.budget_ms,
-                iterations=setup.iterations, clock=time.perf_counter, settings=setup.settings,
-            ), learns=not setup.generic)
-            experts.append(expert)
-            bots.append(expert)
-        else:
+        rng = random.Random(deal * 31 + seat)
+        if rules.side_of(seat) == measured_side:
+            bot = _measured_bot(setup, rng)
+            if isinstance(bot, TimedExpert):
+                experts.append(bot)
+            bots.append(bot)
+        elif setup.opponent == "greedy":
             bots.append(GreedyBot())
+        else:
+            bots.append(make_bot(setup.opponent, rng, budget_ms=setup.budget_ms,
+                                 clock=time.perf_counter))
     points = [0] * rules.side_count
     hands = 0
     winner: int | None = None
@@ -163,13 +222,13 @@ def play_one(setup: Setup, deal: int, expert_side: int) -> GameResult:
                 hands += 1
             elif isinstance(event, GameEnded):
                 winner, ended = event.winner_side, True
-    others = sum(points) - points[expert_side]
+    others = sum(points) - points[measured_side]
     return GameResult(
-        expert_won=winner == expert_side,
+        measured_won=winner == measured_side,
         drawn=winner is None,
         ended=ended,
         hands=hands,
-        expert_points=points[expert_side],
+        measured_points=points[measured_side],
         other_points=others // max(1, rules.side_count - 1),
         decision_seconds=[s for e in experts for s in e.decision_seconds],
         iterations=sum(e.iterations for e in experts),
@@ -183,7 +242,7 @@ def _play_task(task: tuple[Setup, int, int]) -> GameResult:
 
 
 def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
-        judged: bool = True) -> tuple[bool | None, list[str]]:
+        judged: bool = True) -> tuple[bool | None, list[str], Share]:
     """Play ``games`` games (rounded up to whole duplicates) and print the figures.
 
     Deals are numbered from ``first_deal``, so a later run can add new deals to
@@ -191,7 +250,8 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
 
     True or False: the bar for this seating was met or missed; None: it has
     none, or it is not ``judged``.  Then what went wrong whatever the bar: a
-    game that did not end, had no hand, or where the expert never decided.
+    game that did not end, had no hand, or where a searching side never
+    decided.  Last, the measured side's share of the games.
     """
     rules = preset(setup.preset, setup.seats, setup.partnerships)
     sides = rules.side_count
@@ -205,14 +265,15 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
             results.append(result)
             # A long run says how it goes (to stderr, so the report stays clean).
             if len(results) % 50 == 0:
-                won = sum(r.expert_won for r in results)
+                won = sum(r.measured_won for r in results)
                 print(f"  ... {len(results)}/{len(tasks)} games, {won / len(results):.1%} won, "
                       f"{time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
     wall = time.perf_counter() - began
     played = len(results)
-    wins = sum(r.expert_won for r in results)
+    wins = sum(r.measured_won for r in results)
     drawn = sum(r.drawn for r in results)
     low, high = wilson(wins, played)
+    share = Share(wins, played, low, high)
     hands = sum(r.hands for r in results)
     decisions = [s for r in results for s in r.decision_seconds]
     iterations = sum(r.iterations for r in results)
@@ -221,31 +282,36 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
     broken = [f"{setup.preset}, {seating}: {count} {what}" for what, count in (
         ("games that did not end", sum(not r.ended for r in results)),
         ("games without a hand", sum(not r.hands for r in results)),
-        ("games where the expert never decided", sum(not r.decision_seconds for r in results)),
+        (f"games where {setup.measured} never decided",
+         sum(not r.decision_seconds for r in results) if setup.searches else 0),
     ) if count]
-    if not iterations:
-        broken.append(f"{setup.preset}, {seating}: the expert never searched")
+    if setup.searches and not iterations:
+        broken.append(f"{setup.preset}, {seating}: {setup.measured} never searched")
     effort = (
         f"{setup.iterations} iterations per decision"
         if setup.iterations is not None
         else f"{setup.budget_ms:g} ms per decision"
     )
-    kind = "generic ISMCTS (random playouts)" if setup.generic else "expert"
-    print(f"\n{kind} vs greedy: {setup.preset}, {seating}, {effort}")
+    if setup.level is not None:
+        effort = (f"the expert level {setup.budget_ms:g} ms per decision"
+                  if "expert" in (setup.level, setup.opponent) else "fixed effort")
+    print(f"\n{setup.measured} vs {setup.opponent}: {setup.preset}, {seating}, {effort}")
     print(f"  games:                {played} ({deals} deals x {sides} seatings, deals "
           f"{first_deal}-{first_deal + deals - 1}), "
           f"{wall:.0f} s on {processes} process(es)")
     print(f"  games won:            {wins / played:6.1%}  95% CI [{low:.1%}, {high:.1%}]"
           + (f"  ({drawn} drawn)" if drawn else ""))
-    print(f"  points per hand:      {sum(r.expert_points for r in results) / hands:6.1f} "
-          f"for the expert's side, {sum(r.other_points for r in results) / hands:.1f} "
-          f"for greedy's (per side)")
+    print(f"  points per hand:      {sum(r.measured_points for r in results) / hands:6.1f} "
+          f"for {setup.measured}'s side, {sum(r.other_points for r in results) / hands:.1f} "
+          f"for {setup.opponent}'s (per side)")
     if decisions:
         print(f"  time per decision:    mean {1000 * sum(decisions) / len(decisions):.1f} ms, "
               f"p99 {1000 * percentile(decisions, 0.99):.1f} ms ({len(decisions)} decisions)")
     if search_seconds:
         print(f"  playouts per second:  {iterations / search_seconds:,.0f} "
               f"(simulated hands while searching)")
+    if setup.level is not None:
+        return None, broken, share
     bar = BARS.get((setup.preset, setup.seats, setup.partnerships))
     if setup.preset == "playelephant" and setup.seats == 2:
         reference = GENERIC_REFERENCE.get(setup.budget_ms) if setup.iterations is None else None
@@ -255,13 +321,65 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
     for line in broken:
         print(f"  BROKEN: {line}")
     if bar is None or setup.generic:
-        return None, broken
+        return None, broken, share
     if not judged:
         print(f"  bar: >= {bar:.0%} of games won: not judged at smoke size")
-        return None, broken
+        return None, broken, share
     met = wins / played >= bar
     print(f"  bar: >= {bar:.0%} of games won: {'met' if met else 'MISSED'}"
           + ("" if low >= bar else f" (the interval's low end {low:.1%} is below it)"))
+    return met, broken, share
+
+
+def below(level: LadderLevel) -> BotLevel:
+    """The level ``level`` must clearly beat: the one below it on the ladder."""
+    rung = LADDER.index(level)
+    return LADDER[rung - 1] if rung else BELOW_THE_LADDER
+
+
+def _share_words(share: Share | None) -> str:
+    return "the same bot" if share is None else str(share)
+
+
+def run_ladder(levels: Sequence[LadderLevel], seating: tuple[str, int, bool], games: int,
+               budget_ms: float, processes: int, first_deal: int = 0,
+               judged: bool = True) -> tuple[bool, list[str]]:
+    """Each of ``levels`` against greedy and against the level below it, on
+    the same deals; then the ladder in one table.  Whether every bar was met
+    (always True when not ``judged``), and what went wrong."""
+    name, seats, partners = seating
+    broken: list[str] = []
+    lines: list[str] = []
+    met = True
+    # A match between the same two bots (medium is greedy) is played once.
+    played: dict[tuple[BotLevel, BotLevel], Share] = {}
+    for level in levels:
+        shares: dict[BotLevel, Share | None] = {}
+        for opponent in ("greedy", below(level)):
+            bots = (SAME_AS.get(level, level), SAME_AS.get(opponent, opponent))
+            if bots[0] == bots[1]:
+                shares[opponent] = None  # the same bot: half the games by construction
+            elif bots not in played:
+                setup = Setup(name, seats, partners, budget_ms, None, False, SearchSettings(),
+                              level=level, opponent=opponent)
+                _, wrong, played[bots] = run(setup, games, processes, first_deal, judged)
+                broken += wrong
+            shares[opponent] = played.get(bots)
+        against_greedy, against_below = shares["greedy"], shares[below(level)]
+        # Bars: clearly above the level below; easy, clearly below greedy.
+        bars = [against_below is not None and against_below.low > 0.5]
+        if level == LADDER[0]:
+            bars.append(against_greedy is not None and against_greedy.high < 0.5)
+        verdict = "" if not judged else ("  clearly stronger" if all(bars) else "  NOT CLEAR")
+        met = met and (all(bars) or not judged)
+        lines.append(f"  {level:<8} {_share_words(against_greedy):<24} {below(level):<8} "
+                     f"{_share_words(against_below):<24}{verdict}")
+    seating_words = f"{name}, {seats} seats" + (" in partnerships" if partners else "")
+    print(f"\nthe level ladder: {seating_words}, games won with 95% intervals "
+          f"(the expert {budget_ms:g} ms per decision)")
+    print(f"  {'level':<8} {'vs greedy':<24} {'vs the level below':<33}")
+    for line in lines:
+        print(line)
     return met, broken
 
 
@@ -282,6 +400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the issue's yardstick: ISMCTS with random playouts")
     parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                         help="a SearchSettings field, e.g. --set greedy_rate=0.7")
+    parser.add_argument("--ladder", action="store_true",
+                        help="the level ladder: each level against greedy and the level below")
+    parser.add_argument("--levels", default=",".join(LADDER),
+                        help="with --ladder: the levels measured, comma-separated")
     parser.add_argument("--smoke", action="store_true",
                         help="tiny sizes, the same path (whatever --games, --budget-ms, "
                         "--iterations and --processes say); the bars not judged")
@@ -290,6 +412,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if smoke:
         args.games, args.budget_ms = SMOKE_GAMES, SMOKE_BUDGET_MS
         args.iterations, args.processes = None, SMOKE_PROCESSES
+    names = [name.strip() for name in args.levels.split(",") if name.strip()]
+    unknown = [name for name in names if name not in LADDER]
+    if unknown:
+        parser.error(f"unknown levels {', '.join(unknown)}; choose from {', '.join(LADDER)}")
+    levels = [level for level in LADDER if level in names]
+    if args.ladder and not smoke:
+        seating = ((args.preset, args.seats, args.partnerships) if args.preset is not None
+                   else LADDER_SEATING)
+        met, broken = run_ladder(levels, seating, args.games or LADDER_GAMES, args.budget_ms,
+                                 args.processes, args.first_deal)
+        for line in broken:
+            print(f"BROKEN: {line}")
+        print("\nladder clear" if met and not broken else "\nLADDER NOT CLEAR")
+        return 0 if met and not broken else 1
     knobs: dict[str, object] = dict(GENERIC) if args.generic else {}
     for item in args.set:
         name, _, value = item.partition("=")
@@ -306,11 +442,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                       settings)
         games = args.games or GAMES.get((name, seats, partners), 200)
         results.append(run(setup, games, args.processes, args.first_deal, judged=not smoke))
-    broken = [line for _, lines in results for line in lines]
+    broken = [line for _, lines, _ in results for line in lines]
     if smoke:
+        _, ladder_broken = run_ladder(levels, LADDER_SEATING, args.games, args.budget_ms,
+                                      args.processes, judged=False)
+        broken += ladder_broken
         print("\nsmoke run: ok" if not broken else f"\nSMOKE RUN BROKEN: {'; '.join(broken)}")
         return 1 if broken else 0
-    missed = [met for met, _ in results if met is False]
+    missed = [met for met, _, _ in results if met is False]
     print("\nbars met" if not missed and not broken else "\nBARS MISSED")
     return 1 if missed or broken else 0
 

@@ -18,7 +18,12 @@ With MUGGINS_BENCH_BOTS=expert (or greedy, random) the second seat of every
 table is a server-side bot of that level instead of a client: the expert
 thinks in the service's worker processes, and the figures are those of the
 human-seat clients, whose moves must not wait for the bots' thinking.  It
-prints the all-clients run beside it for comparison.
+prints the all-clients run beside it for comparison.  With the expert it
+reports, per N, how many of its decisions had their whole budget and how
+many were shortened because decisions queued, and the largest N at full
+budget (the site's capacity with bots before "the expert thinks less"):
+
+    MUGGINS_BENCH_BOTS=expert MUGGINS_BENCH_TABLES=5,10,20,40 python3 deploy/dev.py bench service
 
 ``--smoke``: 3 tables for 4 s, the same path; nothing may be lost and every
 game must verify, but the latency bar is not judged.
@@ -58,6 +63,9 @@ THINK = (0.8, 1.2)  # seconds a seat waits before it plays
 #: A folder: while the clients play, the service process is sampled there by
 #: py-spy (collapsed stacks, SERVICE-N.raw), for finding where a move's time goes.
 PROFILE = os.environ.get("MUGGINS_BENCH_PROFILE", "")
+#: The share of the expert's decisions that may be shortened while a run
+#: still counts as "at full budget" (a burst of deals at the start may queue).
+FULL_BUDGET_SLACK = 0.01
 
 
 @dataclass
@@ -68,6 +76,9 @@ class Stats:
     gaps: int = 0
     unconfirmed: int = 0
     disconnects: int = 0
+    #: CPU seconds the service process spent while the clients played (the
+    #: cost of a move, steadier than the latency on a shared machine).
+    service_cpu: float = 0.0
 
 
 async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: Stats,
@@ -135,6 +146,12 @@ async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: 
         stats.errors.append(f"disconnected: {error}")
 
 
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user and system) process ``pid`` has used so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def create_tables(base_url: str, tables: int, bots: str = ""
                         ) -> tuple[list[str], list[tuple[str, str, int]]]:
     """N two-seat tables with both seats taken (seat 1 by a server bot of
@@ -183,12 +200,15 @@ async def play_tables(base_url: str, seats: list[tuple[str, str, int]],
     until = time.monotonic() + SECONDS
     rng = random.Random(2026)
     started = time.perf_counter()
+    cpu_before = process_cpu(profile[0]) if profile else 0.0
     await asyncio.gather(*(
         seat_player(ws_url, table_id, token, seat, stats, until, random.Random(rng.random()),
                     sent if table_id == sent_at_table else None)
         for table_id, token, seat in seats
     ))
     elapsed = time.perf_counter() - started
+    if profile:
+        stats.service_cpu = process_cpu(profile[0]) - cpu_before
     gc.enable()
     if sampler is not None:
         sampler.wait(30)
@@ -201,6 +221,29 @@ async def run_load(base_url: str, tables: int, bots: str = "",
     ids, seats = await create_tables(base_url, tables, bots)
     stats, elapsed = await play_tables(base_url, seats, profile=profile)
     return stats, ids, elapsed
+
+
+async def service_metrics(base_url: str) -> str:
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        return (await http.get("/metrics")).text
+
+
+def labelled(metrics: str, name: str, label: str) -> dict[str, float]:
+    """The samples of ``name`` in a /metrics text, by the value of ``label``."""
+    values: dict[str, float] = {}
+    for line in metrics.splitlines():
+        if line.startswith(name + "{"):
+            labels, _, value = line.rpartition(" ")
+            values[labels.split(f'{label}="')[1].split('"')[0]] = float(value)
+    return values
+
+
+def over_100_ms(metrics: str,
+                histogram: str = "muggins_command_to_broadcast_seconds") -> tuple[float, float]:
+    """One of the service's own histograms: how many it observed, and how
+    many of them took over 100 ms."""
+    buckets = labelled(metrics, f"{histogram}_bucket", "le")
+    return buckets.get("+Inf", 0.0), buckets.get("+Inf", 0.0) - buckets.get("0.1", 0.0)
 
 
 async def verify_tables(database_url: str, ids: list[str]) -> int:
@@ -263,6 +306,8 @@ async def service_process(folder: Path, env: dict[str, str], name: str,
 async def main() -> int:
     sizes = [int(n) for n in bench_setting("TABLES", "100,250,500", "3").split(",")]
     results = []
+    #: Per N of a bot run: the expert's decisions, by budget (full, shortened).
+    held: list[tuple[int, dict[str, float]]] = []
     with tempfile.TemporaryDirectory(prefix="muggins-bench-") as folder:
         postgres = EmbeddedPostgres(Path(folder))
         nats = EmbeddedNats(Path(folder))
@@ -283,21 +328,41 @@ async def main() -> int:
                 async with service_process(Path(folder), env, name, pids=pids) as base_url:
                     stats, ids, elapsed = await run_load(base_url, tables, level,
                                                          profile=(pids[-1], name))
+                    metrics = await service_metrics(base_url)
+                decisions = labelled(metrics, "muggins_bot_decisions_total", "budget")
+                observed, slow = over_100_ms(metrics)
                 bad_games = await verify_tables(database_url, ids)
                 if level == BOTS:
                     results.append((tables, stats, elapsed, bad_games))
+                    held.append((tables, decisions))
                 p50, p99 = percentile(stats.latencies, 0.5), percentile(stats.latencies, 0.99)
                 who = f"client + {level} bot" if level else "two clients"
                 print(f"{tables:>4} tables ({who}): {stats.moves / elapsed:7.1f} client moves/s, "
                       f"command->broadcast p50 {p50:6.1f} ms, p99 {p99:6.1f} ms, "
+                      f"service CPU {stats.service_cpu / elapsed:4.0%} "
+                      f"({1e6 * stats.service_cpu / max(1, stats.moves):5.0f} us a client move), "
                       f"errors {len(stats.errors)}, gaps {stats.gaps}, "
                       f"unconfirmed {stats.unconfirmed}, games failing verification {bad_games}",
                       flush=True)
+                print(f"     the service's own command->broadcast: {observed:.0f} observed, "
+                      f"{slow / max(1, observed):.1%} over 100 ms", flush=True)
+                if level == "expert":
+                    full, shortened = decisions.get("full", 0), decisions.get("shortened", 0)
+                    print(f"     expert decisions: {full:.0f} at full budget, {shortened:.0f} "
+                          f"shortened ({shortened / max(1, full + shortened):.1%})", flush=True)
+                    moves, late = over_100_ms(metrics, "muggins_bot_move_wait_seconds")
+                    print(f"     bot moves waiting over 100 ms for their decision once due: "
+                          f"{late:.0f} of {moves:.0f}", flush=True)
                 if stats.errors:
                     print("   errors:", statistics.multimode(stats.errors)[:3])
         finally:
             nats.stop()
             postgres.stop()
+    if BOTS == "expert":
+        whole = [t for t, d in held
+                 if d.get("shortened", 0) <= FULL_BUDGET_SLACK * sum(d.values())]
+        print(f"largest N with the expert at full budget (at most {FULL_BUDGET_SLACK:.0%} of "
+              f"its decisions shortened): {max(whole) if whole else 'none'}")
     sustained = [t for t, s, _, bad in results
                  if percentile(s.latencies, 0.99) < 100 and not s.errors and not s.gaps
                  and not s.unconfirmed and not bad]

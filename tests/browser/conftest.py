@@ -5,6 +5,13 @@ Chromium is found at MUGGINS_CHROMIUM or /usr/bin/chromium.  Without it the
 browser tests fail, saying how to install it (.ci/run installs it first).
 Every page's console errors and uncaught exceptions fail the test that saw
 them.
+
+One Chromium (and one Playwright driver) per worker serves every browser
+test: starting them cost about 1.4 s of CPU and 2.5-5 s per test, the largest
+part of most.  So the browser tests share the session's event loop (the
+driver's connection belongs to a loop), and so do the fixtures they use;
+each test still gets fresh browser contexts, a fresh database and its own
+service.
 """
 
 from __future__ import annotations
@@ -15,13 +22,28 @@ import shutil
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
-from muggins.infra.embedded import EmbeddedNats
+from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres
+from tests.support.servers import fresh_database
 from tests.support.service import Running, serve
+
+HERE = Path(__file__).parent
+#: The loop the browser tests and their fixtures share (see the module's doc).
+SHARED_LOOP: Final = "session"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run this folder's tests in the session's event loop (pytest-asyncio's
+    documented way), where the shared browser lives."""
+    shared_loop = pytest.mark.asyncio(loop_scope=SHARED_LOOP)
+    for item in items:
+        if HERE in Path(str(item.path)).parents:
+            item.add_marker(shared_loop, append=False)
 
 #: Flags for a closed network and a root user (the CI container).
 CHROMIUM_FLAGS = [
@@ -80,22 +102,47 @@ class Pages:
             await context.close()
 
 
-@pytest.fixture
-async def pages(service: Running) -> AsyncIterator[Pages]:
+@pytest_asyncio.fixture(scope="session", loop_scope=SHARED_LOOP)
+async def browser() -> AsyncIterator[Browser]:
+    """The worker's Chromium, for every browser test it runs."""
     executable = chromium_path()
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=executable,
-                                                   args=CHROMIUM_FLAGS)
-        opened = Pages(browser, service.url)
+        the_browser = await playwright.chromium.launch(executable_path=executable,
+                                                       args=CHROMIUM_FLAGS)
         try:
-            yield opened
-            # Close the pages while the service still runs: a page whose
-            # server went away logs (expected) connection errors.
-            await opened.close()
-            unexpected = opened.unexpected_errors()
-            assert not unexpected, "console errors:\n" + "\n".join(unexpected)
+            yield the_browser
         finally:
-            await browser.close()
+            await the_browser.close()
+
+
+@pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
+async def database_url(postgres: EmbeddedPostgres, migrated_template: str
+                       ) -> AsyncIterator[str]:
+    """tests.support.servers' fresh database, made in the shared loop."""
+    async with fresh_database(postgres, migrated_template) as url:
+        yield url
+
+
+@pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
+async def service(database_url: str, nats_server: EmbeddedNats) -> AsyncIterator[Running]:
+    """tests.support.service's service, run in the shared loop."""
+    async with serve(database_url, nats_server.url) as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
+async def pages(browser: Browser, service: Running) -> AsyncIterator[Pages]:
+    opened = Pages(browser, service.url)
+    if not browser.is_connected():
+        pytest.fail("the worker's Chromium is gone (it crashed in an earlier test)")
+    try:
+        yield opened
+    finally:
+        # Close the pages while the service still runs: a page whose
+        # server went away logs (expected) connection errors.
+        await opened.close()
+    unexpected = opened.unexpected_errors()
+    assert not unexpected, "console errors:\n" + "\n".join(unexpected)
 
 
 __all__ = ["EmbeddedNats", "Pages", "Running", "serve"]

@@ -196,6 +196,15 @@ async def test_an_end_is_chosen_beside_it_in_one_colour_without_moving_the_hand(
             continue
         asked = await page.evaluate(MEASURE)
         seen = await page.evaluate(TARGETS)
+        # Every target has its button.  A crowded phone board laid at a
+        # looser level may leave an end without a target (layout.js,
+        # needsPlace: "its button plays there"), seen in about one run in
+        # six of this test: that tile is played by its button, and another
+        # is tried.
+        assert set(seen["targets"]) <= set(seen["buttons"]), seen
+        if size is PHONE and sorted(seen["targets"]) != sorted(seen["buttons"]):
+            await page.locator("#prompt .end-choice").first.click()
+            continue
         assert len(seen["targets"]) >= 2, seen
         assert sorted(seen["targets"]) == sorted(seen["buttons"]), seen
         assert seen["covered"] == [], seen

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import pytest
+import pytest_asyncio
 from playwright.async_api import Page, expect
 
 from muggins.evidence.documents import Receipt, check_signature
 from muggins.infra.embedded import EmbeddedNats
-from tests.browser.conftest import Pages
+from tests.browser.conftest import SHARED_LOOP, Pages
 from tests.support.pages import play_a_move, screenshot, shot, sit
 from tests.support.service import Running, serve
 
@@ -29,7 +29,7 @@ PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_to
 OPERATOR = "operator-token-for-the-browser-1234"
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
 async def service(database_url: str, nats_server: EmbeddedNats,
                   tmp_path: Path) -> AsyncIterator[Running]:
     """A long pause after each hand: the hand's result stays on screen."""

@@ -6,6 +6,7 @@ Spanish, with the screenshots docs/client.md shows."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,23 @@ async def lobby(pages: Pages, lang: str, size: dict[str, Any]) -> Page:
 
 
 async def some_tables(service: Running) -> None:
-    """A table where Bea waits, a casual one nobody sat at, bots playing: the lobby's lists."""
+    """A table where Bea waits, a casual one nobody sat at, Carla playing a
+    bot: the lobby's lists.  (Carla, not a second bot: two bots at the tests'
+    pace end their game in a second or two, before a page may list it.)"""
     waiting = await create(service, seats=4, partnerships=True, bots=[{"seat": 1}])
     await sit_by_api(service, waiting["table_id"], 0, "Bea")
     await create(service, preset="muggins", bots=[{"seat": 1}], overrides={"hints": True})
-    await create(service, bots=[{"seat": 0}, {"seat": 1, "level": "random"}])
+    playing = await create(service, bots=[{"seat": 1, "level": "random"}])
+    await sit_by_api(service, playing["table_id"], 0, "Carla")
+    # The lobby is its own projector, and the page asks it again only every
+    # 5 s: the lists are waited for here, before any page reads them.
+    for _ in range(200):
+        listed = (await service.http.get("/lobby")).json()
+        if ({t["table_id"] for t in listed["playing"]} >= {playing["table_id"]}
+                and waiting["table_id"] in {t["table_id"] for t in listed["open"]}):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the lobby did not list the tables made for it")
 
 
 @pytest.mark.parametrize(("size", "lang", "name"), [
@@ -78,6 +91,38 @@ async def test_play_now_seats_you_in_one_click(
     await screenshot(page, shot(tmp_path, f"table-heading-{name}.png"))
 
 
+#: A level's name and the start of its line in words, as each language says them.
+EASY = {"en": ("easy", "often plays any tile at all"),
+        "es": ("fácil", "a menudo juega cualquier ficha")}
+EXPERT = {"en": "expert", "es": "experto"}
+
+
+@pytest.mark.parametrize(("size", "lang", "name"), [
+    (DESKTOP, "en", "desktop-en"), (PHONE, "es", "phone-es"),
+    (DESKTOP, "es", "desktop-es"), (PHONE, "en", "phone-en"),
+], ids=["desktop-en", "phone-es", "desktop-es", "phone-en"])
+async def test_the_computers_level_is_chosen_in_the_lobby_and_named_at_the_table(
+    pages: Pages, tmp_path: Path, size: dict[str, Any], lang: str, name: str,
+) -> None:
+    page = await lobby(pages, lang, size)
+    choices = page.locator("#quick-levels input[name=quick-level]")
+    await expect(choices).to_have_count(4)
+    # Play now's level unless another is chosen: the strongest, as before the ladder.
+    await expect(page.locator("#quick-levels input[value=expert]")).to_be_checked()
+    await expect(page.locator("#play-now-about")).to_contain_text(f"({EXPERT[lang]})")
+    easy, about = EASY[lang]
+    await expect(page.locator("#quick-levels")).to_contain_text(about)
+    await page.locator("#quick-levels label", has_text=about).click()
+    await expect(page.locator("#quick-levels input[value=easy]")).to_be_checked()
+    await expect(page.locator("#play-now-about")).to_contain_text(f"({easy})")
+    assert await page.evaluate(OVERFLOW) <= 0
+    await page.locator("#quick-level").scroll_into_view_if_needed()
+    await screenshot(page, shot(tmp_path, f"lobby-levels-{name}.png"))
+    await page.click("#quick-duel-bots")
+    await page.wait_for_url(re.compile(r"/play/[A-Za-z0-9]+$"))
+    await expect(page.locator(".opponent")).to_contain_text(f"bot · {easy}")
+
+
 async def test_without_a_name_you_sit_as_a_guest(pages: Pages) -> None:
     page = await lobby(pages, "es", PHONE)
     await page.click("#play-now")
@@ -104,8 +149,11 @@ async def test_against_the_computer_a_turn_has_minutes(
     info = (await service.http.get(f"/tables/{table_id}")).json()
     assert info["turn_clock_seconds"] == 300, info
     await expect(page.locator(".tile-button.legal").first).to_be_visible(timeout=30_000)
+    # (a phone shows the time alone beside the turn, its words in the title)
     word = "Clock" if lang == "en" else "Tiempo"
-    await expect(page.locator("#clock")).to_have_text(re.compile(rf"^{word}: [45]:[0-5]\d$"))
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"^[45]:[0-5]\d$"))
+    await expect(page.locator("#clock")).to_have_attribute(
+        "title", re.compile(rf"^{word}: [45]:[0-5]\d$"))
     # With a friend, the table keeps the service's clock: a person waits there.
     friend = await lobby(pages, lang, PHONE)
     await friend.click("#quick-duel-friends")
@@ -130,6 +178,10 @@ async def test_quick_choices_for_partners_and_friends(pages: Pages) -> None:
     await expect(page.locator(".opponent.partner")).to_have_count(1)
     await expect(page.locator("#table-title")).to_have_text(
         "Ana's table · Sniff (Muggins with a spinner)")
+    # Every seat taken (Ana and three bots): no friend to invite, a link to watch.
+    await expect(page.locator("#watch-link")).to_have_value(re.compile(r"/watch/"))
+    await expect(page.locator("#links-card")).to_contain_text("spectators")
+    await expect(page.locator("#share-link")).to_have_count(0)
     # With a friend: seated, the table waits and shows the link to send.
     friend = await lobby(pages, "es", PHONE)
     await friend.fill("#play-name", "Bea")
@@ -284,3 +336,49 @@ async def test_every_page_reads_in_spanish(
             "le dicen spinner", ""), (name, text)
     for name, shown in (("sitting", page), ("replay", replay), ("guide", guide)):
         await screenshot(shown, tmp_path / f"walk-{name}-es.png", full_page=True)
+
+
+@pytest.mark.parametrize(("first", "then"), [("en", "es"), ("es", "en")])
+async def test_a_guests_name_reads_in_each_pages_language(
+    pages: Pages, first: str, then: str,
+) -> None:
+    """The walk of a newcomer: a guest who typed no name was remembered as the
+    words "Guest 417", and the Spanish page still said "Guest 417".  The
+    number is remembered; every page says it in its own language."""
+    page = await lobby(pages, first, DESKTOP)
+    await page.click("#play-now")
+    await page.wait_for_url(re.compile(r"/play/[A-Za-z0-9]+$"))
+    await expect(page.locator("#game")).to_be_visible()
+    number = await page.evaluate("() => localStorage.getItem('muggins.guest')")
+    assert number and number.isdigit(), number
+    assert await page.evaluate("() => localStorage.getItem('muggins.name')") is None
+    guest = {"en": f"Guest {number}", "es": f"Invitado {number}"}
+    await expect(page.locator("#scores .side.mine")).to_contain_text(guest[first])
+    # The same table in the other language: the seat and the table's name in it.
+    table_url = page.url
+    await page.goto(f"{table_url}?lang={then}")
+    await expect(page.locator("#scores .side.mine")).to_contain_text(guest[then])
+    owner = f"{guest[then]}'s table" if then == "en" else f"Mesa de {guest[then]}"
+    await expect(page.locator("#table-title")).to_contain_text(owner)
+    assert guest[first] not in await page.locator("body").inner_text()
+    # The lobby in that language: whom you play as, the name you sit with
+    # next, the table among those being played.
+    await page.goto(f"/?lang={then}")
+    await expect(page.locator("#identity-name")).to_contain_text(guest[then])
+    await expect(page.locator("#play-name")).to_have_value(guest[then])
+    # Switched back, the field follows the page's language (still a guest's name).
+    await page.select_option("#language-select", first)
+    await expect(page.locator("#play-name")).to_have_value(guest[first])
+    await page.select_option("#language-select", then)
+    await expect(page.locator("#play-name")).to_have_value(guest[then])
+    await expect(page.locator("#playing-tables")).to_contain_text(f"{owner} ·")
+    # (waited for: a list refreshed while the page was in the first language
+    # is drawn again in this one; seen once in a fresh-clone run)
+    await expect(page.locator("#playing-tables")).not_to_contain_text(guest[first])
+    # A name typed is kept as typed, whatever the page's language.
+    await page.fill("#play-name", "Ana")
+    await page.click("#play-now")
+    await page.wait_for_url(re.compile(r"/play/[A-Za-z0-9]+$"))
+    await expect(page.locator("#game")).to_be_visible()
+    assert await page.evaluate("() => localStorage.getItem('muggins.name')") == "Ana"
+    await expect(page.locator("#scores .side.mine")).to_contain_text("Ana")

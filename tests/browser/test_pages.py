@@ -37,6 +37,10 @@ async def test_create_a_table_against_a_bot_and_play_a_hand_by_clicking(pages: P
     await page.click("#go-to-table")
     await sit(page, "Ana")
     await expect(page.locator("#scores .side")).to_have_count(2)
+    # The bot once in the seats row: its score beside its chip, not its name twice.
+    await expect(page.locator('#scores .side[data-side="1"] .opponent')).to_have_count(1)
+    row = await page.locator(".seats-row").inner_text()
+    assert row.count("Ana") == 1 and row.count("Bruno") == 1, row
     await play_until([(page, "#hand-over")])
     panel = page.locator("#hand-over")
     assert re.fullmatch(r"[0-9a-f]{64}", await panel.locator("#revealed-seed").text_content() or "")

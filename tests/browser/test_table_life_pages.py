@@ -13,18 +13,18 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+import pytest_asyncio
 from playwright.async_api import Page, expect
 
 from muggins.infra.embedded import EmbeddedNats
-from tests.browser.conftest import Pages
+from tests.browser.conftest import SHARED_LOOP, Pages
 from tests.support.pages import play_a_move, screenshot, shot, sit
 from tests.support.service import Running, serve
 
 PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
 async def service(database_url: str, nats_server: EmbeddedNats) -> AsyncIterator[Running]:
     """The service with short waits: a page gone for half a second has left,
     and those who stayed may choose two seconds after."""

@@ -25,6 +25,22 @@ from tests.support.tables import sit as sit_by_api
 PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
 DESKTOP: dict[str, Any] = {"width": 1280, "height": 800}
 
+#: The board and the hand's tiles not in view, or lying under something else
+#: at their centres (each named, with what covers it).
+COVERED = """() => {
+    const targets = [document.getElementById('board-frame'),
+                     ...document.querySelectorAll('#hand .tile-button')];
+    return targets.map((element) => {
+        const r = element.getBoundingClientRect();
+        const x = r.left + r.width / 2, y = r.top + r.height / 2;
+        const inView = x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight;
+        const hit = inView ? document.elementFromPoint(x, y) : null;
+        return hit && element.contains(hit) ? null
+            : `${element.id || element.className} at ${x},${y}`
+              + ` under ${hit?.id || hit?.className}`;
+    }).filter(Boolean); }"""
+
+
 
 async def seated_page(pages: Pages, service: Running, size: dict[str, Any], lang: str,
                       **spec: Any) -> tuple[Page, str]:
@@ -126,7 +142,9 @@ async def test_the_counts_sum_is_whole_on_a_phone(
 ) -> None:
     """The walk of a newcomer: "Count: 10 (4 + …" on a phone, the sum that
     teaches how the count is made cut after its first number, with the
-    boneyard and a clock of minutes (a table against the computer) beside it."""
+    boneyard and a clock of minutes (a table against the computer) beside it.
+    A CI run cut "(2+1+1+4+4)", a double at an end: the clock now stands
+    beside the turn, as the time alone ("4:59", its words in its title)."""
     page, _ = await seated_page(pages, service, PHONE, lang, turn_clock_seconds=300)
     sums: list[str] = []
     deadline = time.monotonic() + 120
@@ -137,7 +155,7 @@ async def test_the_counts_sum_is_whole_on_a_phone(
         parts = await page.locator("#count-parts").inner_text()
         if parts.count("+") >= 2 and parts not in sums:
             cut = await page.evaluate(
-                """() => [...document.querySelectorAll('.status-row:first-child > *')]
+                """() => [...document.querySelectorAll('.status-row > :not(#turn)')]
                          .map((e) => e.scrollWidth - e.clientWidth)""")
             assert max(cut) <= 0, (parts, cut)
             await expect(page.locator("#clock")).not_to_be_empty()
@@ -145,19 +163,25 @@ async def test_the_counts_sum_is_whole_on_a_phone(
         if not await play_a_move(page):
             await page.wait_for_timeout(100)
     assert len(sums) == 3, sums
-    # The widest the row gets: four ends, two doubles among them, the boneyard
-    # full, a clock of minutes.
-    clock = "Clock: 4:59" if lang == "en" else "Tiempo: 4:59"
+    words = "Clock" if lang == "en" else "Tiempo"
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"^[0-4]:[0-5]\d$"))
+    await expect(page.locator("#clock")).to_have_attribute(
+        "title", re.compile(rf"^{words}: [0-4]:[0-5]\d$"))
+    # The widest the rows get: four ends, each a double (eight numbers), the
+    # boneyard full, a clock of minutes, "Your turn" whole (another's turn
+    # gives way with an ellipsis, its whole words in its title).
     boneyard = "Boneyard: 14" if lang == "en" else "Pozo: 14"
+    turn = "Your turn" if lang == "en" else "Te toca"
     cut = await page.evaluate(
-        """([clock, boneyard]) => {
-             document.getElementById('count').textContent = '22';
-             document.getElementById('count-parts').textContent = '(6+6+5+5)';
-             document.getElementById('clock').textContent = clock;
+        """([boneyard, turn]) => {
+             document.getElementById('turn').textContent = turn;
+             document.getElementById('count').textContent = '36';
+             document.getElementById('count-parts').textContent = '(6+6+5+5+4+4+3+3)';
+             document.getElementById('clock').textContent = '4:59';
              document.getElementById('boneyard').textContent = boneyard;
              document.getElementById('boneyard').hidden = false;
-             return [...document.querySelectorAll('.status-row:first-child > *')]
-               .map((e) => e.scrollWidth - e.clientWidth); }""", [clock, boneyard])
+             return [...document.querySelectorAll('.status-row > *')]
+               .map((e) => e.scrollWidth - e.clientWidth); }""", [boneyard, turn])
     assert max(cut) <= 0, cut
 
 
@@ -399,6 +423,9 @@ async def test_game_over_shows_the_winner_the_scores_and_the_rating_change(
     said = await change.inner_text()
     assert re.search(r"Ana [+−]\d+\.\d", said)
     assert "-" not in said, said  # one minus sign, the same for the change and the rating
+    # The number's scale in words: a first game's "−1.8 (now −1.8)" meant nothing.
+    await expect(page.locator("#rating-scale")).to_contain_text(
+        "everyone starts at 0" if lang == "en" else "todos empiezan en 0")
     await expect(page.locator("#final-scores li")).to_have_count(2)
     await expect(page.locator("#game-winner")).not_to_be_empty()
     for way in ("#rematch", "#new-game", "#to-lobby"):
@@ -457,6 +484,12 @@ async def test_a_hands_result_lies_whole_over_the_board(
     await play_until([(page, "#hand-over")])
     result = page.locator("#result")
     await expect(result).to_be_visible()
+    # (The next hand begins at once here: on Ana's turn the result folds into
+    # a strip; opened, it is the whole result that is measured.)
+    await my_turn(page)
+    if await page.locator("#open-result").count():
+        await page.click("#open-result")
+        await expect(page.locator("#hand-over")).to_be_visible()
     # Whole: nothing scrolls inside it, and on a desktop it lies over the board.
     inner = await page.evaluate("""() => { const r = document.getElementById('result');
                                            return r.scrollHeight - r.clientHeight; }""")
@@ -466,3 +499,72 @@ async def test_a_hands_result_lies_whole_over_the_board(
         assert over["y"] >= felt["y"] and over["bottom"] <= felt["bottom"] + 1, (over, felt)
     await page.evaluate("() => window.scrollTo(0, 0)")
     await screenshot(page, shot(tmp_path, name), full_page=size is PHONE)
+    # Fair play in plain words, the guide's answer a link away; the precise
+    # terms (seed, commitment) folded for those who check them.
+    plain = "sealed before the hand began" if lang == "en" else "sellado antes de empezar la mano"
+    await expect(page.locator("#fair-plain")).to_contain_text(plain)
+    await expect(page.locator("#fairness-card .fair-plain")).to_contain_text(
+        "sealed" if lang == "en" else "sella")
+    await expect(page.locator("#revealed-seed")).to_be_hidden()
+    await page.locator("#hand-over details.fairness > summary").click()
+    await expect(page.locator("#revealed-seed")).to_be_visible()
+    href = await page.get_attribute("#fair-how", "href")
+    assert href == f"/guide/playelephant?lang={lang}#faq", href
+    await page.click("#fair-how")
+    await expect(page.locator("#guide-faq dt").first).to_contain_text(
+        "fair" if lang == "en" else "limpio")
+    await expect(page.locator("#faq")).to_be_in_viewport()
+
+
+@pytest.mark.parametrize(("size", "lang", "name"), [
+    (PHONE, "es", "table-result-folded-phone-es.png"),
+    (PHONE, "en", "table-result-folded-phone-en.png"),
+    (DESKTOP, "en", "table-result-folded-desktop-en.png"),
+])
+async def test_the_next_hand_on_your_turn_folds_the_result_off_the_board(
+    pages: Pages, service: Running, tmp_path: Path, size: dict[str, Any], lang: str, name: str,
+) -> None:
+    """The walk of a newcomer: a hand's result lay over the board (in its
+    place on a phone) while the next hand's clock ran on their turn.  On the
+    reader's turn it folds into one line under the board, the whole result a
+    tap away, there and in the history."""
+    page, _ = await seated_page(pages, service, size, lang)
+    await play_until([(page, "#hand-over")])
+    # (With no pause between hands the next may have begun already, even
+    # been played through under a click: the hand whose result is shown.)
+    ended = int(await page.locator("#hand-over").get_attribute("data-hand") or "0")
+    await my_turn(page)  # in the next hand (Bruno may have led)
+    await expect(page.locator("#hand-number")).to_contain_text(str(ended + 1))
+    await expect(page.locator("#result")).to_have_class(re.compile(r"\bfolded\b"))
+    await expect(page.locator("#result-strip")).to_be_visible()
+    await expect(page.locator("#result-strip")).to_contain_text(str(ended))
+    await expect(page.locator("#board-frame")).to_be_visible()
+    # The board and every tile of the hand are on the screen and nothing lies
+    # over them: what is at each one's centre is itself, once the tiles have
+    # settled (seen once in a fresh-clone run: one tile of the hand at
+    # y = -102 while the rest were in place, most likely still sliding in).
+    covered: list[str] = []
+    for _ in range(30):
+        covered = await page.evaluate(COVERED)
+        if not covered:
+            break
+        await page.wait_for_timeout(100)
+    assert not covered, covered
+    await page.evaluate("() => window.scrollTo(0, 0)")
+    await screenshot(page, shot(tmp_path, name))
+    # The whole result is a tap away, and closes again.
+    await page.click("#open-result")
+    await expect(page.locator("#hand-over")).to_be_visible()
+    await expect(page.locator("#result")).not_to_have_class(re.compile(r"\bfolded\b"))
+    await expect(page.locator("#final-board .tile").first).to_be_visible()
+    await page.click("#close-result")
+    await expect(page.locator("#result")).to_be_hidden()
+    # ... and from the hand's line in the history.
+    if size is PHONE:
+        await page.click("#history-button")
+    await page.locator(f'#log [data-result-hand="{ended}"]').click()
+    await expect(page.locator(f'#hand-over[data-hand="{ended}"]')).to_be_visible()
+    await page.keyboard.press("Escape")
+    await expect(page.locator("#result")).to_be_hidden()
+    # A tile clicked plays (the turn was never lost to the result).
+    assert await play_a_move(page)

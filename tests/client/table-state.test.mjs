@@ -206,3 +206,30 @@ test("a hint for another version is stale, and an error is told (but not a stale
   assert.deepEqual(reduce(state, { type: "error", code: "stale-view", message: "m" }).notices, []);
   assert.deepEqual(reduce(state, { type: "error", code: "not-your-turn", message: "m" }).notices, [{ kind: "error", code: "not-your-turn", message: "m" }]);
 });
+
+test("a hand's result folds into a strip when the reader's turn comes in the next hand, and opens again with a tap", () => {
+  let state = seated(); // Bruno on turn in hand 1
+  const ended = { type: "HandEnded", hand: 1, outcome: "domino", winner_side: 1, winner_seat: 1, pips: [7, 0], hands: [[[1, 2]], []], seed: "s" };
+  state = reduce(state, event({ type: "PointsScored", hand: 1, side: 1, seat: 1, points: 5, reason: "domino" }));
+  state = reduce(state, event(ended));
+  assert.equal(state.result.folded, false);
+  // The next hand begins with Bruno on turn: the result stays open (no clock of the reader's runs).
+  state = reduce(state, event({ type: "HandStarted", hand: 2, leader: 1, leader_reason: "winner", commitment: "c2", shuffle_version: 1 }));
+  state = reduce(state, viewMessage(view({ hand: 2, turn: 1 })));
+  assert.equal(state.result.folded, false);
+  // The reader's turn: folded, the result kept whole.
+  state = reduce(state, viewMessage(view({ hand: 2, turn: 0 })));
+  assert.equal(state.result.folded, true);
+  assert.equal(state.result.hand, ended);
+  // Opened by the reader, it stays open through the same turn.
+  state = reduce(state, { type: "unfold-result" });
+  assert.equal(state.result.folded, false);
+  state = reduce(state, viewMessage(view({ hand: 2, turn: 0 })));
+  assert.equal(state.result.folded, false);
+  // Closed, it opens again from the history, its award kept for its reckoning.
+  state = reduce(state, { type: "close-result" });
+  state = reduce(state, { type: "show-result", hand: 1 });
+  assert.equal(state.result.hand, ended);
+  assert.equal(state.awards.filter((award) => award.hand === 1).length, 1);
+  assert.equal(reduce(state, { type: "show-result", hand: 5 }), state, "a hand not played shows nothing");
+});

@@ -1,9 +1,11 @@
 """The web client's pure modules under node's own test runner: ``node --test
 tests/client/`` (the board's geometry, layout.js, over many random hands:
-tests/client/layout.test.mjs; the table page's reducer, table-state.js:
+tests/client/layout*.test.mjs; the table page's reducer, table-state.js:
 tests/client/table-state.test.mjs), with boards the rules engine itself played
 for every preset passed along (MUGGINS_ENGINE_BOARDS), so the layout is
-checked on the boards the page really receives.
+checked on the boards the page really receives.  The files run in three
+groups, one pytest test each, so that workers run the long sweeps side by
+side (one node run of them all was the longest test of the suite).
 
 Node is needed: without it this test fails, saying how to install it
 (deploy/dev.py test installs it as root or with sudo).  No server: the fast
@@ -78,11 +80,25 @@ def engine_boards(hands: int = 1) -> list[dict[str, Any]]:
     return boards
 
 
-def test_the_client_modules_pass_their_node_tests(tmp_path: Path) -> None:
+#: The node test files in groups of about equal time (one group a pytest test).
+GROUPS = (
+    ("layout-double-nine.test.mjs",),
+    ("layout-double-six.test.mjs",),
+    ("layout.test.mjs", "table-state.test.mjs"),
+)
+
+
+def test_every_node_test_file_is_in_a_group() -> None:
+    grouped = sorted(name for group in GROUPS for name in group)
+    assert grouped == sorted(path.name for path in CLIENT.glob("*.test.mjs"))
+
+
+@pytest.mark.parametrize("files", GROUPS, ids=lambda files: files[0].removesuffix(".test.mjs"))
+def test_the_client_modules_pass_their_node_tests(tmp_path: Path, files: tuple[str, ...]) -> None:
     boards = tmp_path / "engine-boards.json"
-    boards.write_bytes(msgspec.json.encode(engine_boards()))
+    boards.write_bytes(msgspec.json.encode(engine_boards() if "layout.test.mjs" in files else []))
     result = subprocess.run(
-        [node(), "--test", str(CLIENT.relative_to(ROOT)) + "/"],
+        [node(), "--test", *(str((CLIENT / name).relative_to(ROOT)) for name in files)],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
         env={**os.environ, "MUGGINS_ENGINE_BOARDS": str(boards)},
     )

@@ -80,6 +80,27 @@ async def test_incremental_projection_equals_a_rebuild(
     assert '"tiles":null' in public.replace(" ", "")
 
 
+async def test_two_runners_taking_turns_build_what_one_rebuild_does(
+    store: EventStore, pool: asyncpg.Pool
+) -> None:
+    """A runner keeps the documents it wrote between its pages; when another
+    runner wrote pages in between, it must read them again (it trusts what
+    it kept only while its pages follow one another)."""
+    await store_games(store, 6, "playelephant")
+    runners = [ProjectorRunner(pool, store, TableViews(), page_size=7) for _ in range(2)]
+    turn = 0
+    after = 0
+    while page := await store.read_all(after, 7):
+        assert await runners[turn % 3 % 2].apply_page(after, page)  # A, B, A, A, B, A...
+        after = page[-1].position
+        turn += 1
+    taking_turns = await snapshot(pool)
+    await runners[0].rebuild()
+    await runners[0].catch_up()
+    assert await snapshot(pool) == taking_turns
+    assert {row[7] for row in taking_turns} == {"game-over"}
+
+
 async def test_a_projector_started_after_a_thousand_games_catches_up(
     store: EventStore, pool: asyncpg.Pool
 ) -> None:

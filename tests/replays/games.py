@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muggins.bots.levels import BotLevel
+from muggins.bots.ladder import BotLevel
 from muggins.bots.selfplay import make_bots, play_game_commands
 from muggins.domain.codec import encoded_all
 from muggins.eventstore.store import EventStore

@@ -3,6 +3,7 @@ failing expert never holds a table up."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -13,11 +14,12 @@ import pytest
 from muggins.rules.commands import Play, StartHand
 from muggins.rules.game import play, start_game
 from muggins.rules.presets import preset
-from muggins.tables.bot_workers import BotWorkers
+from muggins.tables.bot_workers import AHEAD, DUE_NOW, BotWorkers, WorkerTurns
+from muggins.tables.metrics import BOT_DECISIONS
 
 STARTS_A_POOL_AND_DIES = """
 import asyncio, os
-from muggins.tables.bot_workers import BotWorkers
+from muggins.tables.bot_workers import AHEAD, DUE_NOW, BotWorkers, WorkerTurns
 
 async def main():
     workers = BotWorkers(1)
@@ -73,3 +75,107 @@ def test_under_load_each_decision_gets_its_share_of_the_workers_time() -> None:
     workers.waiting = 500
     assert workers.budget(200) == 20  # never under the floor
     assert workers.budget(10) == 10  # a table's own budget below the floor stays
+
+
+def test_a_decision_asked_during_the_bots_pause_keeps_its_budget_while_the_queue_fits_it() -> None:
+    """Thought ahead (the scheduler's), a decision has the bot's pause to
+    spare: the workers' time until it is needed is shared too."""
+    workers = BotWorkers(1, budget_ms=200)
+    workers.waiting = 5  # a second of work before the fifth answer, in a 800 ms pause
+    assert workers.budget(200, slack_ms=800) == 200
+    workers.waiting = 10
+    assert workers.budget(200, slack_ms=800) == 100
+    assert workers.budget(200) == 20  # asked when due: the same share as ever
+
+
+async def test_only_a_budgeted_level_counts_as_waiting_for_the_workers_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """hard searches a fixed few simulations (a few ms): counted as a whole
+    budget it would cut the experts' share for work it never does."""
+    state, _ = start_game(preset("playelephant", 2, False))
+    state, events = play(state, StartHand(seed="ab" * 32))
+    workers = BotWorkers(1)
+    seen: dict[str, int] = {}
+
+    async def counted(_: int, __: object, level: str, *___: object) -> bytes:
+        seen[level] = workers.waiting
+        raise RuntimeError("not thought here")  # greedy moves instead
+
+    monkeypatch.setattr(workers, "_in_worker", counted)
+    for level in ("hard", "expert"):
+        assert isinstance(await workers.move(level, state, events, "seed"), Play)
+    assert seen == {"hard": 0, "expert": 1}
+    assert workers.waiting == 0
+    workers.close()
+
+
+async def test_each_expert_decision_is_counted_as_full_or_shortened(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The operator's measure of capacity: how many decisions had their whole
+    budget (muggins_bot_decisions_total), which bench_service reports."""
+    state, _ = start_game(preset("playelephant", 2, False))
+    state, events = play(state, StartHand(seed="ab" * 32))
+    workers = BotWorkers(1, budget_ms=200)
+    budgets: list[float] = []
+
+    async def noted(_: int, __: object, level: str, state_json: bytes, events_json: bytes,
+                    seed: str, budget_ms: float) -> bytes:
+        budgets.append(budget_ms)
+        raise RuntimeError("not thought here")  # greedy moves instead
+
+    monkeypatch.setattr(workers, "_in_worker", noted)
+
+    def counted(budget: str) -> float:
+        return BOT_DECISIONS.labels(budget)._value.get()  # type: ignore[no-any-return]
+
+    full, shortened = counted("full"), counted("shortened")
+    await workers.move("expert", state, events, "seed")  # alone: the whole budget
+    workers.waiting = 3  # three more wait for the one worker: a quarter each
+    await workers.move("expert", state, events, "seed")
+    assert budgets == [200, 50]
+    assert (counted("full") - full, counted("shortened") - shortened) == (1, 1)
+    workers.close()
+
+
+async def test_the_workers_take_decisions_due_now_before_those_asked_ahead() -> None:
+    """A decision thought ahead during a bot's pause must never make a move
+    that is due now wait: the pool itself takes jobs only in the order asked."""
+    turns = WorkerTurns(1)
+    await turns.take(AHEAD)  # the one worker thinks ahead
+    order: list[str] = []
+
+    async def wait(name: str, rank: int) -> None:
+        await turns.take(rank)
+        order.append(name)
+
+    ahead = asyncio.create_task(wait("ahead", AHEAD))
+    given_up = asyncio.create_task(wait("given up", DUE_NOW))
+    due_now = asyncio.create_task(wait("due now", DUE_NOW))
+    await asyncio.sleep(0)
+    given_up.cancel()  # its asker stopped waiting: its place passes on
+    await asyncio.sleep(0)
+    turns.end()  # the first thought is over
+    await asyncio.sleep(0)
+    assert order == ["due now"]
+    turns.end()
+    await asyncio.sleep(0)
+    assert order == ["due now", "ahead"]
+    turns.end()
+    assert turns.free == 1 and not ahead.cancelled() and due_now.done()
+
+
+async def test_a_turn_given_to_a_cancelled_asker_passes_on() -> None:
+    turns = WorkerTurns(1)
+    await turns.take(DUE_NOW)
+    first = asyncio.create_task(turns.take(DUE_NOW))
+    second = asyncio.create_task(turns.take(AHEAD))
+    await asyncio.sleep(0)
+    turns.end()  # given to the first...
+    first.cancel()  # ...which is cancelled before it runs
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert first.cancelled() and second.done()
+    turns.end()
+    assert turns.free == 1

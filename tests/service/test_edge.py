@@ -180,6 +180,11 @@ async def test_spectators_may_not_take_a_players_name_and_are_held_tighter(
     await watcher.send({"type": "chat", "text": "I am Ana", "name": " ana "})
     refused = await next_of(watcher, "error")
     assert refused["code"] == "chat-name-taken"
+    # A guest's name reads in each reader's language: "Invitado 417" is the
+    # seated "Guest 417" on an English page.
+    await sit(service, table_id, 1, "Guest 417")
+    await watcher.send({"type": "chat", "text": "soy yo", "name": "Invitado 417"})
+    assert (await next_of(watcher, "error"))["code"] == "chat-name-taken"
     for n in range(3):
         await watcher.send({"type": "chat", "text": f"line {n}", "name": "Zoe"})
     seen: list[dict[str, Any]] = []

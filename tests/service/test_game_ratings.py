@@ -51,7 +51,7 @@ async def test_a_rated_game_gives_each_players_rating_before_and_after(service: 
     assert set(by_seat) == {0, 1}
     ana, bot = by_seat[0], by_seat[1]
     assert (ana["player_id"], ana["name"], ana["bot"]) == (granted["player_id"], "Ana", False)
-    assert bot["player_id"] == "bot:greedy" and bot["bot"]
+    assert bot["player_id"] == "bot:medium" and bot["bot"]
     assert ana["before"] != ana["after"] and bot["before"] != bot["after"]
     # The same numbers as the leaderboard's (after: the rating it now shows).
     board = (await service.http.get("/leaderboard", params={"preset": "block"})).json()

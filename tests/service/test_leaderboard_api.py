@@ -30,7 +30,7 @@ async def test_finished_games_reach_the_board_with_bots_marked(service: Running)
     await player.close()
     bots = await board_when(service, lambda b: b["total"] == 2)
     assert bots["preset"] == "playelephant"
-    assert {line["player_id"] for line in bots["players"]} == {"bot:greedy", "bot:random"}
+    assert {line["player_id"] for line in bots["players"]} == {"bot:medium", "bot:random"}
     assert all(line["bot"] and line["games"] == 1 for line in bots["players"])
     assert [line["rank"] for line in bots["players"]] == [1, 2]
     assert bots["players"][0]["rating"] >= bots["players"][1]["rating"]

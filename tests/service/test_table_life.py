@@ -21,6 +21,7 @@ from muggins.infra.embedded import EmbeddedNats
 from tests.support.clients import SeatClient, hands_ended, life_of, play_until
 from tests.support.service import Running, serve
 from tests.support.tables import create, sit
+from tests.support.waits import eventually
 
 
 async def status_becomes(service: Running, table_id: str, wanted: str,
@@ -120,8 +121,13 @@ async def test_a_table_of_bots_plays_its_game_and_closes(service: Running) -> No
     assert info["closed_reason"] == "finished"
     game = await service.infra.store.read_stream(game_stream(table["table_id"], 1))
     assert type(game_event(game[-1])).__name__ == "GameEnded"
-    lobby = (await service.http.get("/lobby")).json()
-    assert table["table_id"] not in [t["table_id"] for t in lobby["playing"] + lobby["open"]]
+
+    async def off_the_lobby() -> bool:
+        # The lobby is a projection: it learns of the close a moment after the table.
+        lobby = (await service.http.get("/lobby")).json()
+        return table["table_id"] not in [t["table_id"] for t in lobby["playing"] + lobby["open"]]
+
+    await eventually(off_the_lobby, what="the closed table gone from the lobby")
 
 
 async def test_a_table_nobody_sits_at_closes_as_idle(

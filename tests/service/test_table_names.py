@@ -34,6 +34,16 @@ def test_a_name_from_the_id_is_words_and_stays_the_same() -> None:
     assert table_name("lLjNCd5fKNEh", "Ana", "es") == "Mesa de Ana"
 
 
+def test_a_guests_table_is_named_in_the_readers_language() -> None:
+    """A guest who typed no name sat as "Guest 417" or "Invitado 417" (the
+    words of their page): the number is the name, read in each language."""
+    for sat_as in ("Guest 417", "Invitado 417"):
+        assert table_name("lLjNCd5fKNEh", sat_as) == "Guest 417's table"
+        assert table_name("lLjNCd5fKNEh", sat_as, "es") == "Mesa de Invitado 417"
+    # A name that only starts like a guest's is a name as typed.
+    assert table_name("lLjNCd5fKNEh", "Guest 417 Ana", "es") == "Mesa de Guest 417 Ana"
+
+
 async def test_a_table_is_named_for_the_first_person_who_sat(service: Running) -> None:
     table = await create(service, seats=4, partnerships=True, bots=[{"seat": 1}])
     table_id = table["table_id"]

@@ -34,7 +34,7 @@ async def create_from_lobby(page: Page, *, seats: int = 2, people: tuple[int, ..
     if partners:
         await page.check("#partnerships")
     for seat in range(seats):
-        await page.select_option(f"#seat-{seat}", "person" if seat in people else "greedy")
+        await page.select_option(f"#seat-{seat}", "person" if seat in people else "medium")
     if target is not None:
         await page.click("#more-options summary")
         await page.fill("#target", str(target))

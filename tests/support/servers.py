@@ -90,7 +90,7 @@ def migrated_template(postgres: EmbeddedPostgres) -> str:
 
 
 @contextlib.asynccontextmanager
-async def _fresh_database(postgres: EmbeddedPostgres, template: str | None
+async def fresh_database(postgres: EmbeddedPostgres, template: str | None
                           ) -> AsyncIterator[str]:
     """A new database owned by the owner role (a copy of ``template``, or
     empty), dropped after: the superuser's URL."""
@@ -116,14 +116,14 @@ async def database_url(postgres: EmbeddedPostgres, migrated_template: str
                        ) -> AsyncIterator[str]:
     """A fresh database, migrated (a copy of the session's template): the
     superuser's URL (``role_url`` gives the others)."""
-    async with _fresh_database(postgres, migrated_template) as url:
+    async with fresh_database(postgres, migrated_template) as url:
         yield url
 
 
 @pytest.fixture
 async def blank_database_url(postgres: EmbeddedPostgres) -> AsyncIterator[str]:
     """A fresh database not migrated yet, for the tests of the migrations."""
-    async with _fresh_database(postgres, None) as url:
+    async with fresh_database(postgres, None) as url:
         yield url
 
 

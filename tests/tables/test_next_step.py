@@ -22,7 +22,7 @@ from muggins.domain.table_life import TableLife, table_life
 from muggins.rules.commands import StartHand
 from muggins.rules.game import play, start_game
 from muggins.rules.presets import preset
-from muggins.rules.state import GameState
+from muggins.rules.state import GameState, PendingCount
 from muggins.tables.next_step import Step, Timings, next_step, seconds_to_move
 
 TIMINGS = Timings(bot_delay=0.8, hand_pause=2.0)
@@ -190,3 +190,27 @@ def test_a_rematch_begins_when_the_last_who_had_not_asked_leaves() -> None:
     gone = fold_table([BotTookOver(seat=0, reason="absent", game=1, version=90, hand=3)],
                       "Tab1", two)
     assert next_step(gone, over, 5.0, TIMINGS) == Step("rematch", 0.0)
+
+
+def test_a_careless_bot_calls_muggins_about_half_the_time_and_the_same_each_derivation() -> None:
+    """An easy (or random) bot calls an uncalled count half the time.  Its luck
+    was a fixed Random(0), whose first draw (0.84) never called: the ladder's
+    easy bot never called in the service."""
+    rules = preset("muggins", 2, False)
+    easy = fold_table([TableOpened(ruleset=rules, turn_clock_seconds=30,
+                                   bots=(BotAtSeat(1, "easy"),)),
+                       SeatTaken(seat=0, player_id="p", name="Ana"), GameBegun(game=1)],
+                      "Tab1")
+    calls = 0
+    for number in range(1, 41):
+        state, _ = start_game(rules, ())
+        state, _ = play(state, StartHand(seed=f"{number:064x}"))
+        assert state.hand is not None
+        uncalled = msgspec.structs.replace(
+            state, hand=msgspec.structs.replace(state.hand, pending=PendingCount(seat=0, points=10),
+                                                number=number))
+        step = next_step(easy, uncalled, 0.0, TIMINGS)
+        assert next_step(easy, uncalled, 0.0, TIMINGS) == step  # derived again: the same
+        assert step is not None
+        calls += step.kind == "bot-call"
+    assert 8 <= calls <= 32, calls

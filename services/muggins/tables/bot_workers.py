@@ -3,13 +3,18 @@
 The expert searches for up to its budget (200 ms) of CPU per decision; run
 on the service's event loop, that would stall every table of the process for
 as long.  So it runs in a pool of worker processes (setting ``bot_workers``)
-and the loop only waits for the answer.  ``random`` and ``greedy`` decide in
-microseconds and stay on the loop.
+and the loop only waits for the answer, as for every level that searches
+(``hard`` too: a few milliseconds, still not the loop's).  The others decide
+in microseconds and stay on the loop.
 
 Under load the expert thinks less: when more decisions wait than the
 workers can take at once, each gets its share of the time the workers have
 (never under MIN_BUDGET_MS), so that every table keeps moving at about the
-bots' pace instead of queueing behind the others' full budgets.
+bots' pace instead of queueing behind the others' full budgets.  A decision
+asked ahead of time (the scheduler thinks during the bot's human-like pause)
+has that pause to spare: it keeps its whole budget while the queue before
+it fits in the pause.  The workers take decisions due now before those
+asked ahead (WorkerTurns), so a head start never makes a move late.
 
 Hints and analyses are not the bots' work: they think in the spare-time
 worker (``SpareTimeWorker``), one process at the operating system's lowest
@@ -28,6 +33,8 @@ and the failure is logged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import heapq
 import itertools
 import multiprocessing
 import os
@@ -43,18 +50,17 @@ from typing import Literal
 import msgspec
 import structlog
 
-from muggins.bots.levels import EXPERT_BUDGET_MS, BotLevel, make_bot, tell
+from muggins.bots.ladder import BUDGETED, SEARCHING, BotLevel
+from muggins.bots.levels import EXPERT_BUDGET_MS, make_bot, tell
 from muggins.expert.bot import PlayAssessment, analyse_state
 from muggins.expert.search_structs import SearchSettings
 from muggins.rules.commands import AnyCommand
 from muggins.rules.events import AnyEvent, Event
 from muggins.rules.state import GameState
-from muggins.tables.metrics import BOT_BUDGET, BOT_DECISIONS_WAITING
+from muggins.tables.metrics import BOT_BUDGET, BOT_DECISIONS, BOT_DECISIONS_WAITING
 
 log = structlog.get_logger(__name__)
 
-#: The levels that think in a worker; the others decide on the loop.
-HEAVY: frozenset[str] = frozenset({"expert"})
 #: The least an expert thinks, however busy the workers.
 MIN_BUDGET_MS = 20.0
 
@@ -125,6 +131,46 @@ def _leave_with(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+#: The order the workers take decisions in: those whose move is due now
+#: first, then those asked ahead of their move (each kind as asked).
+DUE_NOW, AHEAD = 0, 1
+
+
+class WorkerTurns:
+    """Who thinks next: at most one job a worker in the pool at once, the
+    rest waiting here in rank order (DUE_NOW before AHEAD), since the pool
+    itself takes jobs only in the order they came.  A turn ends when its
+    job is really over (a worker cannot be stopped mid-thought), not when
+    whoever asked for it stopped waiting."""
+
+    def __init__(self, workers: int) -> None:
+        self.free = workers
+        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    async def take(self, rank: int) -> None:
+        if self.free > 0 and not self._waiting:
+            self.free -= 1
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiting, (rank, next(self._order), turn))
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # given, then cancelled: passed on
+                self.end()
+            raise
+
+    def end(self) -> None:
+        """A turn is over: the next waiting takes it (else a worker is free)."""
+        while self._waiting:
+            _, _, turn = heapq.heappop(self._waiting)
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self.free += 1
+
+
 class BotWorkers:
     """The pool the expert thinks in (``workers`` processes)."""
 
@@ -132,14 +178,17 @@ class BotWorkers:
         self.workers = max(1, workers)
         self.budget_ms = budget_ms
         self._pool: ProcessPoolExecutor | None = None
+        self._turns = WorkerTurns(self.workers)
         #: Expert decisions asked and not answered yet.
         self.waiting = 0
 
-    def budget(self, wanted: float) -> float:
+    def budget(self, wanted: float, slack_ms: float = 0.0) -> float:
         """The time one more decision gets now: ``wanted`` while the workers
-        keep up, a share of it when decisions queue (MIN_BUDGET_MS at least)."""
-        share = wanted * self.workers / max(self.workers, self.waiting)
-        return max(min(wanted, MIN_BUDGET_MS), share)
+        keep up, a share of it when decisions queue (MIN_BUDGET_MS at least).
+        ``slack_ms``: how long before its answer is needed it is asked; the
+        workers' time until then is its to share too."""
+        share = (wanted + slack_ms) * self.workers / max(self.workers, self.waiting)
+        return max(min(wanted, MIN_BUDGET_MS), min(wanted, share))
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -156,34 +205,69 @@ class BotWorkers:
         await asyncio.gather(*(loop.run_in_executor(pool, _warm) for _ in range(self.workers)))
 
     async def move(self, level: BotLevel, state: GameState, events: Sequence[Event], seed: str,
-                   budget_ms: float | None = None) -> AnyCommand:
-        """The bot's move: at once for a light level, from a worker for the expert."""
+                   budget_ms: float | None = None, *, slack_ms: float = 0.0) -> AnyCommand:
+        """The bot's move: at once for a light level, from a worker for one
+        that searches (``slack_ms``: asked that long before it is needed)."""
         wanted = self.budget_ms if budget_ms is None else budget_ms
-        if level not in HEAVY:
+        if level not in SEARCHING:
             return decide(level, state, events, seed, wanted)
+        if level not in BUDGETED:
+            # A fixed-effort search (hard: a few ms) takes no share of the
+            # workers' time: counted as a whole budget it would cut the
+            # experts' share for work it never does.
+            return await self._searched(level, state, events, seed, wanted, DUE_NOW)
         self.waiting += 1
         BOT_DECISIONS_WAITING.set(self.waiting)
-        budget = self.budget(wanted)
+        budget = self.budget(wanted, slack_ms)
         BOT_BUDGET.set(budget)
+        BOT_DECISIONS.labels("full" if budget >= wanted else "shortened").inc()
         try:
-            answer = await self._in_worker(_decide_in_worker, level, _encode(state),
-                                           _encode(list(events)), seed, budget)
-            return _command_decoder.decode(answer)
-        except Exception as error:
-            # Whatever went wrong, the table must not wait on it for ever.
-            log.error("the expert could not move; the greedy bot moves instead",
-                      error=repr(error), exc_info=error)
-            return decide("greedy", state, events, seed)
+            return await self._searched(level, state, events, seed, budget,
+                                        AHEAD if slack_ms > 0 else DUE_NOW)
         finally:
             self.waiting -= 1
             BOT_DECISIONS_WAITING.set(self.waiting)
 
-    async def _in_worker(self, function: Callable[..., bytes], *arguments: object) -> bytes:
+    async def _searched(self, level: BotLevel, state: GameState, events: Sequence[Event],
+                        seed: str, budget_ms: float, rank: int) -> AnyCommand:
+        """A searching level's move from a worker; greedy's if that fails."""
+        try:
+            answer = await self._in_worker(rank, _decide_in_worker, level, _encode(state),
+                                           _encode(list(events)), seed, budget_ms)
+            return _command_decoder.decode(answer)
+        except Exception as error:
+            # Whatever went wrong, the table must not wait on it for ever.
+            log.error("a searching bot could not move; the greedy bot moves instead",
+                      level=level, error=repr(error), exc_info=error)
+            return decide("greedy", state, events, seed)
+
+    async def _in_worker(self, rank: int, function: Callable[..., bytes],
+                         *arguments: object) -> bytes:
         loop = asyncio.get_running_loop()
+
+        def job_over(_: object) -> None:  # in the pool's thread: the turn ends on the loop
+            with contextlib.suppress(RuntimeError):  # the loop closed first: nobody waits
+                loop.call_soon_threadsafe(self._turns.end)
+
         for attempt in (1, 2):
-            pool = self._executor()
+            await self._turns.take(rank)
+            pool = None
             try:
-                return await loop.run_in_executor(pool, function, *arguments)
+                pool = self._executor()
+                job = pool.submit(function, *arguments)
+            except BaseException as error:
+                self._turns.end()
+                if not isinstance(error, BrokenProcessPool):
+                    raise
+                log.error("the bot workers broke; starting them again", attempt=attempt,
+                          error=repr(error))
+                self._discard(pool)
+                continue
+            # The turn ends with the job (done, failed, or cancelled before it
+            # began), not when its asker stops waiting for it.
+            job.add_done_callback(job_over)
+            try:
+                return await asyncio.wrap_future(job)
             except BrokenProcessPool as error:
                 log.error("the bot workers broke; starting them again", attempt=attempt,
                           error=repr(error))

@@ -44,6 +44,7 @@ from muggins.tables.errors import (
     ChatRateLimited,
     ChatRejected,
 )
+from muggins.tables.names import person_name
 from muggins.tables.protocol import ChatLine
 from muggins.tables.seating import QUERIES
 
@@ -85,8 +86,9 @@ class TableChat:
         except ChatRefused as refused:
             raise ChatRejected(refused) from None
         if seat is None:
-            seated = [taken for taken in table.names if taken is not None]
-            if reads_as(name, seated):
+            # As readers read them: "Invitado 417" is "Guest 417" on an English page.
+            seated = [person_name(taken) for taken in table.names if taken is not None]
+            if reads_as(person_name(name), seated):
                 raise ChatNameTaken(f"{name!r} reads as someone seated at the table: "
                                     "watch under another name")
             self.admission.admit("chat-spectator", [*payers, Payer("table", table_id)])

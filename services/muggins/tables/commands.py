@@ -116,6 +116,10 @@ class Commands:
         self._remember(stream, game)
         return game
 
+    def known_game(self, table_id: str, number: int) -> Game | None:
+        """Game ``number`` as this process last had it, if it has it (no read)."""
+        return self._games.get(game_stream(table_id, number))
+
     def _remember(self, stream: str, game: Game) -> None:
         """Cache a game; the least recently changed go first past the bound."""
         self._games.pop(stream, None)

@@ -156,6 +156,10 @@ class GameFollower:
         self._fold_chat()
         await self._follow(self.table.state.game)
         self._fold_game()  # the reader starts from this state: nothing to tell yet
+        if self.game:
+            # What was appended before anyone here followed the table was
+            # broadcast to nobody: not a command waiting for its broadcast.
+            self.broadcast_clock.forget(game_stream(self.table_id, self.game), self.version)
 
     async def run(self) -> None:
         """Deliver everything after ``start`` to the reader, until cancelled."""

@@ -40,6 +40,10 @@ BOT_DECISIONS_WAITING = Gauge("muggins_bot_decisions_waiting",
                               "Expert decisions asked of the bot workers and not answered yet")
 BOT_BUDGET = Gauge("muggins_bot_budget_ms",
                    "The expert's thinking time per decision now (shortened under load)")
+BOT_DECISIONS = Counter("muggins_bot_decisions_total",
+                        "Expert decisions, by whether they had their table's whole budget "
+                        "(full) or a share of it because decisions queued (shortened)",
+                        ["budget"])
 RELAY_BEHIND = Gauge("muggins_relay_lag_events", "Events stored but not yet published to NATS")
 DUE_TABLES = Gauge("muggins_due_tables", "Tables with a next step armed (deal, bot, clock)")
 OVERDUE_TABLES = Gauge("muggins_overdue_tables",
@@ -59,14 +63,27 @@ class BroadcastClock:
     later reaches the sockets (a burst of appends settles once, at its last
     version: every command in it is timed then).  The appends of a table
     nobody here follows are forgotten, the oldest first, past MAX_PENDING.
+
+    The view may go out before the append's caller hears that it committed
+    (the relay and the follower are woken on other connections): so the
+    version each stream's views have reached is kept too, and a command
+    started at or below it is timed at once.
     """
 
     def __init__(self) -> None:
         #: stream -> [(version, when its command came in)], oldest first.
         self._started: OrderedDict[str, list[tuple[int, float]]] = OrderedDict()
         self._pending = 0
+        #: stream -> (the version its follower here has reached, whether that
+        #: went out as a view: False where the follower began there).
+        self._reached: OrderedDict[str, tuple[int, bool]] = OrderedDict()
 
     def started(self, stream: str, version: int, at: float) -> None:
+        reached = self._reached.get(stream)
+        if reached is not None and reached[0] >= version:
+            if reached[1]:  # its view went out already: now is late, not early
+                COMMAND_TO_BROADCAST.observe(time.monotonic() - at)
+            return
         self._started.setdefault(stream, []).append((version, at))
         self._started.move_to_end(stream)
         self._pending += 1
@@ -75,12 +92,28 @@ class BroadcastClock:
             self._pending -= len(forgotten)
 
     def broadcast(self, stream: str, version: int) -> None:
+        """The view at ``version`` went out: every command up to it is timed."""
+        self._settle(stream, version, observe=True)
+
+    def forget(self, stream: str, version: int) -> None:
+        """A follower starts at ``version``: the appends up to it were made
+        while nobody here followed the table, and are not timed (they would
+        count as waiting until the first view after it, a move later)."""
+        self._settle(stream, version, observe=False)
+
+    def _settle(self, stream: str, version: int, *, observe: bool) -> None:
+        self._reached.pop(stream, None)
+        self._reached[stream] = (version, observe)
+        while len(self._reached) > MAX_PENDING:
+            self._reached.popitem(last=False)
         waiting = self._started.get(stream)
         if not waiting:
             return
         now = time.monotonic()
         while waiting and waiting[0][0] <= version:
-            COMMAND_TO_BROADCAST.observe(now - waiting.pop(0)[1])
+            started = waiting.pop(0)[1]
+            if observe:
+                COMMAND_TO_BROADCAST.observe(now - started)
             self._pending -= 1
         if not waiting:
             del self._started[stream]

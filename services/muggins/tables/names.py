@@ -5,7 +5,10 @@ letters and digits).  People read a name instead:
 
 - "Ana's table" ("Mesa de Ana") once someone has sat down: the first person
   who sat there, for good (a table is known by who opened it, even after
-  they leave);
+  they leave); a guest who gave no name ("Guest 417", "Invitado 417", in
+  the words of the page they sat from) is named in the reader's language,
+  as the table page and the lobby name them (common.js, ``personName``;
+  the replay, operator and dispute pages still show names as given);
 - until then, two words drawn from the id: "Blue Heron table" ("Mesa de la
   Garza azul"), the same for everyone and every page, in the reader's
   language.
@@ -21,6 +24,7 @@ title, the replay) shows what these functions say.
 from __future__ import annotations
 
 import hashlib
+import re
 
 import msgspec
 
@@ -51,13 +55,26 @@ NOUNS: tuple[tuple[str, str], ...] = (
     ("Bridge", "del Puente"),
 )
 
+#: A guest's name in either language: the guest's number is what it says.
+#: ASCII digits only, as the page's JavaScript reads them (common.js, personName).
+GUEST_NAME = re.compile(r"(?:Guest|Invitado) ([0-9]{1,6})")
+GUEST_WORDS = {"en": "Guest {n}", "es": "Invitado {n}"}
+
 CASUAL = {"en": "casual", "es": "amistosa"}
 CUSTOM = {"en": "custom rules", "es": "reglas propias"}
+
+
+def person_name(name: str, language: Language = "en") -> str:
+    """A person's name as the reader reads it: a guest's in the reader's
+    language ("Invitado 417"), any other as typed."""
+    guest = GUEST_NAME.fullmatch(name)
+    return GUEST_WORDS[language].format(n=int(guest[1])) if guest else name
 
 
 def table_name(table_id: str, host: str | None, language: Language = "en") -> str:
     """The table's name: its first player's ("Ana's table"), else words from its id."""
     if host:
+        host = person_name(host, language)
         return f"Mesa de {host}" if language == "es" else f"{host}'s table"
     digest = hashlib.sha256(table_id.encode()).digest()
     colour = COLOURS[digest[0] % len(COLOURS)]

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from muggins.bots.levels import BotLevel
+from muggins.bots.ladder import BotLevel
 from muggins.domain.views import GameView, RuleLine
 from muggins.evidence.checkpoints import SiteKeyInfo
 from muggins.evidence.documents import Receipt
@@ -23,7 +23,11 @@ class Strict(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 class BotSeat(Strict, frozen=True, kw_only=True):
     seat: Annotated[int, msgspec.Meta(ge=0, le=3)]
-    level: BotLevel = "greedy"
+    #: A level of the ladder people choose from (muggins.bots.levels),
+    #: weakest first: easy, medium, hard, expert; or a reference bot,
+    #: "random" or "greedy" (medium's bot under its old name), kept for
+    #: scripts, tests and tables made before the ladder.
+    level: BotLevel = "medium"
 
 
 class CreateTable(Strict, frozen=True, kw_only=True):

@@ -41,13 +41,28 @@ UPDATE due SET claimed_by = $1, claimed_until = clock_timestamp() + make_interva
 RETURNING key;
 
 -- name: claim_one
+-- As due_now, for the row just claimed: a bot's step needs no other read
+-- when this process has the table and its game at these versions.
 UPDATE due SET claimed_by = $1, claimed_until = clock_timestamp() + make_interval(secs => $2)
  WHERE key = $3 AND due_at <= clock_timestamp()
    AND (claimed_until IS NULL OR claimed_until < clock_timestamp())
-RETURNING key;
+RETURNING generation, true AS due, clock_timestamp() AS now, 0.0::float8 AS due_in,
+          (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $4)
+              AS table_version,
+          (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $5)
+              AS game_version;
 
 -- name: due_now
-SELECT generation, clock_timestamp() AS now FROM due WHERE key = $1;
+-- The row, whether it is due now, and the versions of the table's stream
+-- ($2) and of the game's ($3) as the process knows the table: what it holds
+-- at those versions it need not read again (an index's last entry each).
+SELECT generation, due_at <= clock_timestamp() AS due, clock_timestamp() AS now,
+       extract(epoch FROM due_at - clock_timestamp())::float8 AS due_in,
+       (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $2)
+           AS table_version,
+       (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = $3)
+           AS game_version
+  FROM due WHERE key = $1;
 
 -- name: reschedule
 -- Only if nobody wrote the row since it was read (an append may have).

@@ -16,7 +16,10 @@ player sends, and lets go.  So:
 
 The process that made an append also sets a local timer for steps due
 within a few seconds, so that bots answer at once instead of at the next
-poll; the row is still what counts.
+poll; the row is still what counts.  When that step is the expert's move, it
+thinks during its human-like pause (bot_delay) rather than after it: the
+move is still made by the step, when due, which takes the decision thought
+for exactly that version of the game (and thinks anew if there is none).
 
 What fails: the database away (or a timeout) is waited out by every loop
 here, with a growing pause (muggins.infra.retry).  A bug is loud, in two ways.
@@ -35,19 +38,21 @@ import contextlib
 import contextvars
 import datetime
 import random
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, cast
 
 import asyncpg
 import structlog
-from prometheus_client import Counter
+from prometheus_client import Counter, Histogram
 
-from muggins.bots.levels import BotLevel
+from muggins.bots.ladder import BUDGETED, SEARCHING, STRONGEST, BotLevel
+from muggins.domain.streams import game_stream, table_stream
 from muggins.eventstore.records import ConcurrencyError
 from muggins.infra.retry import Backoff, Retry
 from muggins.infra.sql import load_queries
-from muggins.rules.commands import CallMuggins, StartHand
+from muggins.rules.commands import AnyCommand, CallMuggins, StartHand
 from muggins.rules.errors import IllegalMove
 from muggins.tables.bot_workers import BotWorkers
 from muggins.tables.commands import Commands, Game
@@ -62,6 +67,13 @@ QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 log = structlog.get_logger(__name__)
 
 STEPS = Counter("muggins_scheduled_steps_total", "Steps the scheduler carried out", ["kind"])
+BOT_MOVE_WAIT = Histogram("muggins_bot_move_wait_seconds",
+                          "From a searching bot's move falling due to its decision in hand "
+                          "(0 when it was thought during the pause)",
+                          buckets=(0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5))
+THOUGHT_AHEAD = Counter("muggins_bot_thought_ahead_total",
+                        "Expert decisions thought during the bot's pause, by whether its move "
+                        "used them (used) or the table had moved on (wasted)", ["outcome"])
 FAILURES = Counter("muggins_scheduler_failures_total",
                    "Scheduler attempts that failed and will be retried", ["where"])
 
@@ -75,6 +87,9 @@ BACKOFF = Backoff(first=0.25, cap=5.0)
 #: Seconds a table whose step failed with a bug (not an outage) waits
 #: before it is tried again: long enough not to fill the log.
 BUG_HOLD = 60.0
+#: Decisions thought ahead that may wait for their step at once (one per
+#: table; past it the oldest is dropped).
+MAX_THOUGHT_AHEAD = 10_000
 
 
 class Scheduler:
@@ -91,7 +106,7 @@ class Scheduler:
         new_seed: Callable[[], str],
         grace_period: float = 30.0,
         bots: BotWorkers | None = None,
-        takeover_bot: BotLevel = "expert",
+        takeover_bot: BotLevel = STRONGEST,
         seals: Seals,
         lease: float = 3.0,
         poll_interval: float = 0.25,
@@ -126,6 +141,10 @@ class Scheduler:
         #: Tables this process is advancing now, and any wake-up asked meanwhile.
         self._running: dict[str, float | None] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Per table, the expert's decision being thought during its pause:
+        #: (game, version, seat, level) it is for, and the thinking.
+        self._thought: dict[str, tuple[tuple[int, int, int, BotLevel],
+                                       asyncio.Task[AnyCommand]]] = {}
         self._closing = False
         # Appends through seating and commands wake this process at once.
         (wakeups or seating.wakeups).listen(self.soon)
@@ -136,6 +155,13 @@ class Scheduler:
         """An append made ``key`` due in ``seconds``: try it then, here."""
         if self._closing or seconds is None or seconds > QUICK_HORIZON:
             return
+        if seconds > 0:
+            try:
+                self._think_ahead(key, seconds)
+            except Exception as error:  # only a head start: never the append's failure
+                FAILURES.labels("think-ahead").inc()
+                log.error("could not think a bot's move ahead; it is thought when due",
+                          table=key, error=repr(error), exc_info=error)
         if key in self._running:  # asked while advancing it: tried once it lets go
             earlier = self._running[key]
             self._running[key] = seconds if earlier is None else min(earlier, seconds)
@@ -153,18 +179,86 @@ class Scheduler:
                                                       context=contextvars.Context())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        # A task cancelled before it began (the scheduler stopping) never ran
+        # the step: closed, not left to warn that it was never awaited.
+        task.add_done_callback(lambda _: coroutine.close())
 
     async def _claim_and_advance(self, key: str) -> None:
         try:
-            claimed = await self.pool.fetchval(QUERIES["claim_one"], self.process_id,
-                                               self.lease, key)
+            claimed = await self.pool.fetchrow(QUERIES["claim_one"], self.process_id,
+                                               self.lease, key, *self._streams(key))
         except TRANSIENT as error:  # the poll finds it later
             FAILURES.labels("claim").inc()
             log.warning("could not claim a due table; the poll will", table=key,
                         error=repr(error))
             return
         if claimed is not None:
-            await self._advance_claimed(key)
+            await self._advance_claimed(key, claimed, self._known_game(key))
+
+    # ------------------------------------------------------------ thinking ahead
+
+    def _think_ahead(self, table_id: str, seconds: float) -> None:
+        """If what is due in ``seconds`` is the expert's move, think it out
+        now, from the table and game as this process just wrote them: the
+        pause a bot waits as a person would is the workers' time to think,
+        and the queue of decisions may take up to that pause before any is
+        shortened (BotWorkers.budget)."""
+        table = self.seating.known(table_id)
+        if table is None or not table.state.game:
+            return
+        game = self.commands.known_game(table_id, table.state.game)
+        if game is None or game.state is None:
+            return
+        step = next_step(table.state, game.state, 0.0, self.timings)
+        if step is None or step.kind != "bot-move" or step.seat is None:
+            return
+        level = self._level(table, step.seat)
+        if level not in BUDGETED:  # the other levels decide in milliseconds
+            return
+        key = (game.number, game.version, step.seat, level)
+        thought = self._thought.get(table_id)
+        if thought is not None and thought[0] == key:
+            return  # told twice of one version: it is being thought already
+        self._forget_thought(table_id)
+        task = asyncio.get_running_loop().create_task(
+            self.bots.move(level, game.state, game.hand_events, _decision_seed(table_id, game),
+                           table.state.bot_budget_ms, slack_ms=1000 * seconds),
+            context=contextvars.Context())
+        self._thought[table_id] = (key, task)
+        while len(self._thought) > MAX_THOUGHT_AHEAD:
+            self._forget_thought(next(iter(self._thought)))
+
+    def _forget_thought(self, table_id: str) -> None:
+        """Drop a thought its table moved on from.  Not cancelled: a worker
+        cannot be stopped mid-thought, and the decision stays counted in
+        the workers' queue (BotWorkers.waiting) until it is really done."""
+        if self._thought.pop(table_id, None) is not None:
+            THOUGHT_AHEAD.labels("wasted").inc()
+
+    async def _decision(self, table: Table, game: Game, seat: int) -> AnyCommand:
+        """The bot's move at ``seat``: the one thought during its pause when
+        it was for this very version of the game, else thought now."""
+        assert game.state is not None
+        table_id = table.state.table_id
+        level = self._level(table, seat)
+        thought = self._thought.get(table_id)
+        began = time.monotonic()
+        if (thought is not None and thought[0] == (game.number, game.version, seat, level)
+                and not thought[1].cancelled()):
+            del self._thought[table_id]
+            command = await thought[1]
+            THOUGHT_AHEAD.labels("used").inc()
+        else:
+            self._forget_thought(table_id)
+            command = await self.bots.move(level, game.state, game.hand_events,
+                                           _decision_seed(table_id, game),
+                                           table.state.bot_budget_ms)
+        if level in SEARCHING:
+            BOT_MOVE_WAIT.observe(time.monotonic() - began)
+        return command
+
+    def _level(self, table: Table, seat: int) -> BotLevel:
+        return cast(BotLevel, table.state.seats[seat].bot_level or self.takeover_bot)
 
     # ------------------------------------------------------------ the loops
 
@@ -192,11 +286,14 @@ class Scheduler:
             for task in loops:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-            for task in list(self._tasks):
-                task.cancel()
-            for task in list(self._tasks):
+            ending: list[asyncio.Task[Any]] = [task for _, task in self._thought.values()]
+            ending += self._tasks
+            self._thought.clear()
+            for pending in ending:
+                pending.cancel()
+            for pending in ending:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                    await pending
 
     async def _forever(self, stop: asyncio.Event, name: str,
                        work: Callable[[], Coroutine[Any, Any, None]], every: float) -> None:
@@ -253,13 +350,16 @@ class Scheduler:
 
     # ------------------------------------------------------------ one table
 
-    async def _advance_claimed(self, key: str) -> None:
+    async def _advance_claimed(self, key: str, claimed: asyncpg.Record | None = None,
+                               claimed_game: int = 0) -> None:
+        if self._slots.locked():  # the row will be old by the time a slot frees: read anew
+            claimed = None
         async with self._slots:
             self._running[key] = None
             failed = False
             hold: float | None = None
             try:
-                failed = not await self._advance(key)
+                failed = not await self._advance(key, claimed, claimed_game)
             except TRANSIENT as error:  # the row stays due: tried again after a pause
                 failed = True
                 FAILURES.labels("step").inc()
@@ -302,17 +402,55 @@ class Scheduler:
             log.warning("could not let a table go; its lease will run out", table=key,
                         error=repr(error))
 
-    async def _advance(self, table_id: str) -> bool:
-        """Carry out what is due at the table now, step by step, then record
-        when it is next due (or that nothing is).  False when a step was
-        refused (nothing changed: it is tried again after a pause)."""
-        for _ in range(STEPS_PER_CLAIM):
-            row = await self.pool.fetchrow(QUERIES["due_now"], table_id)
+    def _known_game(self, table_id: str) -> int:
+        """The table's game as far as this process knows (0: none, or the
+        table unknown here)."""
+        known = self.seating.known(table_id)
+        return known.state.game if known else 0
+
+    def _streams(self, table_id: str, game: int | None = None) -> tuple[str, str]:
+        """The table's stream and game ``game``'s (the known one by default)."""
+        game = self._known_game(table_id) if game is None else game
+        return table_stream(table_id), game_stream(table_id, game)
+
+    async def _table_and_game(self, table_id: str, row: asyncpg.Record,
+                              asked_game: int) -> tuple[Table, Game | None]:
+        """The table and its game at the versions ``row`` found in the store
+        (``row`` asked for game ``asked_game``'s): what this process holds at
+        them already is not read again (a bot's step between two of its own
+        moves reads nothing)."""
+        table = await self.seating.table(table_id, at_least=row["table_version"])
+        if not table.state.game:
+            return table, None
+        # The game's version is known only for the game the row asked about.
+        asked = asked_game != 0 and asked_game == table.state.game
+        game = await self.commands.game(table_id, table.state.game,
+                                        at_least=row["game_version"] if asked else None)
+        return table, game
+
+    async def _advance(self, table_id: str, claimed: asyncpg.Record | None = None,
+                       claimed_game: int = 0) -> bool:
+        """Carry out what is due at the table now, step by step, until what
+        is next is not due yet (an append wrote when it is).  False when a
+        step was refused (nothing changed: it is tried again after a pause).
+        ``claimed``: the row as the claim returned it, for game ``claimed_game``."""
+        row, asked_game = claimed, claimed_game
+        for steps in range(STEPS_PER_CLAIM + 1):
+            if row is None:
+                asked_game = self._known_game(table_id)
+                row = await self.pool.fetchrow(QUERIES["due_now"], table_id,
+                                               *self._streams(table_id, asked_game))
             if row is None:
                 return True  # nothing is due (the game ended through another process)
-            table = await self.seating.table(table_id, fresh=True)
-            game = await self.commands.game(table_id, table.state.game) if table.state.game \
-                else None
+            if not row["due"]:
+                # The last append wrote when the next step is: a timer here
+                # for it (tried once this claim lets go), and the poll anyway.
+                self.soon(table_id, max(0.0, row["due_in"]))
+                return True
+            if steps == STEPS_PER_CLAIM:  # more is due now: again once this claim lets go
+                self._running[table_id] = 0.0
+                return True
+            table, game = await self._table_and_game(table_id, row, asked_game)
             waited = 0.0
             if game is not None and game.last_event_at is not None:
                 began = turn_began(game.last_event_at, _seat_changed_at(table, game))
@@ -331,8 +469,8 @@ class Scheduler:
             if not await self._do(step, table, game):
                 return False
             STEPS.labels(step.kind).inc()
-        self._running[table_id] = 0.0  # more to do: again once this claim is let go
-        return True
+            row = None
+        return True  # not reached: the last round returns before a step
 
     async def _do(self, step: Step, table: Table, game: Game | None) -> bool:
         """Carry ``step`` out; False if it was refused (nothing changed)."""
@@ -369,10 +507,7 @@ class Scheduler:
                                            actor=f"bot:{step.seat}", expected_game=game.number,
                                            known_version=game.version, for_bot=step.seat)
             elif step.kind == "bot-move" and step.seat is not None:
-                level = cast(BotLevel, table.state.seats[step.seat].bot_level or self.takeover_bot)
-                command = await self.bots.move(
-                    level, state, game.hand_events, f"{table_id}/{game.number}/{game.version}",
-                    table.state.bot_budget_ms)
+                command = await self._decision(table, game, step.seat)
                 await self.commands.submit(table_id, command,
                                            actor=f"bot:{step.seat}", expected_game=game.number,
                                            known_version=game.version, for_bot=step.seat)
@@ -386,6 +521,11 @@ class Scheduler:
                      code=error.code, reason=str(error))
             return False
         return True
+
+
+def _decision_seed(table_id: str, game: Game) -> str:
+    """A bot's luck for one decision: the same wherever and whenever it is thought."""
+    return f"{table_id}/{game.number}/{game.version}"
 
 
 def _seat_changed_at(table: Table, game: Game) -> datetime.datetime | None:

@@ -184,14 +184,19 @@ class Seating:
 
     # ------------------------------------------------------------ reading
 
-    async def table(self, table_id: str, *, fresh: bool = False) -> Table:
+    async def table(self, table_id: str, *, fresh: bool = False,
+                    at_least: int | None = None) -> Table:
         """The table, from the store (TableNotFound if it has no stream).
 
         Kept for a second (``fresh`` asks the store anyway): only reads use
         it; a change is checked against the store by its expected version.
+        ``at_least``: the version the store has now, found otherwise; what
+        this process holds at it is taken as it is, however old its read.
         """
         cached = self._tables.get(table_id)
-        if cached is not None and not fresh and (
+        if cached is not None and at_least is not None and cached.version >= at_least:
+            return cached
+        if cached is not None and not fresh and at_least is None and (
             time.monotonic() - cached.read_at < TABLE_FRESH_SECONDS
         ):
             return cached
@@ -205,6 +210,10 @@ class Seating:
             table = cached.after(recorded)
         self._remember(table_id, table)
         return table
+
+    def known(self, table_id: str) -> Table | None:
+        """The table as this process last had it, if it has it (no read)."""
+        return self._tables.get(table_id)
 
     async def table_as_known(self, table_id: str) -> Table:
         """The table as this process last had it, however old (the store's if

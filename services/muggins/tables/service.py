@@ -26,7 +26,7 @@ from muggins.evidence.checkpoints import Checkpointer, register_key
 from muggins.evidence.signing import SiteKey
 from muggins.infra.settings import Settings
 from muggins.projections.read_models import PROJECTIONS
-from muggins.projections.runner import ProjectorRunner, consumer_config
+from muggins.projections.runner import ProjectorRunner
 from muggins.tables.admission import Admission, quotas_with
 from muggins.tables.analysis import Analyses
 from muggins.tables.bot_workers import BotWorkers, SpareTimeWorker
@@ -108,9 +108,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
     checkpointer = Checkpointer(infra.pool, key, settings.checkpoint_interval,
                                 infra.bus.publish) if key is not None else None
     projectors = (
-        [ProjectorRunner(infra.pool, infra.store, make(), consumer=consumer_config(settings),
-                         stream=settings.stream_name)
-         for make in PROJECTIONS.values()]
+        [ProjectorRunner(infra.pool, infra.store, make()) for make in PROJECTIONS.values()]
         if settings.projectors_in_process and players else []
     )
     runtime = Runtime(infra, options, seating, commands, presence, followers, feeds, bots,
@@ -126,7 +124,7 @@ async def table_service(infra: Infrastructure, options: ServiceOptions | None = 
         await asyncio.gather(bots.start(), thinker.start())
     stop = asyncio.Event()
     tasks = [infra.tasks.start(f"projector-{runner.name}",
-                               runner.follow(stop, lambda: infra.bus.js))
+                               runner.follow(stop, infra.bus, old_consumers=infra.bus.js))
              for runner in projectors]
     if scheduler is not None:
         tasks.append(infra.tasks.start("scheduler", scheduler.run(stop)))

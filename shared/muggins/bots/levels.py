@@ -1,25 +1,47 @@
-"""The bots: ``random`` plays any legal tile, ``greedy`` takes the most
-points now, then sheds the heaviest tile, ``expert`` searches the hidden
-tiles from what its seat may know (muggins.expert).  All play through the
-same commands as people; their only randomness is the Random they are given."""
+"""The bots of every level (the levels' names: muggins.bots.ladder).
+
+The ladder a person chooses from, weakest first (docs/bots.md has each
+level's measured strength):
+
+- ``easy``: a beginner's game: greedy's play, except that a share of its
+  decisions is any legal play (and then, under the muggins rule, it may
+  forget to claim); it calls muggins only half the time.
+- ``medium``: the greedy bot: the most points now, then the heaviest tile.
+- ``hard``: the expert's search with a small fixed number of simulations.
+- ``expert``: the expert's search with its whole time budget.
+
+Each level but the expert is a fixed amount of thinking, so its strength does
+not depend on how busy the machine is.  ``random`` and ``greedy`` are kept as
+reference bots: yardsticks for tests and benchmarks, and the levels tables
+stored before the ladder name (the lobby offers the ladder alone).  All play
+through the same commands as people; their only randomness is the Random
+they are given.
+"""
 
 from __future__ import annotations
 
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Literal, Protocol
+from typing import Protocol
 
+from muggins.bots.ladder import BOT_LEVELS, SAME_AS, BotLevel
 from muggins.expert.bot import ExpertBot
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.events import Event
 from muggins.rules.game import can_call_muggins, legal_moves, points_if_played
 from muggins.rules.state import GameState
 
-BotLevel = Literal["random", "greedy", "expert"]
-BOT_LEVELS: tuple[BotLevel, ...] = ("random", "greedy", "expert")
 #: The expert's thinking time per decision, unless told otherwise.
 EXPERT_BUDGET_MS = 200.0
+#: ``easy``: the share of its decisions played at random (the rest greedy's).
+#: Chosen by measurement (bench_expert --ladder): clearly weaker than greedy,
+#: and still clearly stronger than playing at random.
+EASY_RANDOM_SHARE = 0.5
+#: ``hard``: the expert's simulations per decision.  Fixed, so that a busy
+#: machine does not make it weaker; few enough that the expert, with its
+#: whole budget, is clearly stronger (bench_expert --ladder).
+HARD_ITERATIONS = 100
 
 
 class Bot(Protocol):
@@ -77,19 +99,45 @@ class GreedyBot:
         return can_call_muggins(state, seat)
 
 
+class EasyBot:
+    """A beginner: greedy's play, but ``random_share`` of its decisions any
+    legal play, as the random bot makes it (a forgotten claim included); it
+    notices an opponent's under-claim half the time."""
+
+    def __init__(self, rng: random.Random, random_share: float) -> None:
+        self.rng = rng
+        self.random_share = random_share
+        self.careless = RandomBot(rng)
+        self.careful = GreedyBot(rng)
+
+    def choose(self, state: GameState) -> AnyCommand:
+        if self.rng.random() < self.random_share:
+            return self.careless.choose(state)
+        return self.careful.choose(state)
+
+    def calls_muggins(self, state: GameState, seat: int) -> bool:
+        return self.careless.calls_muggins(state, seat)
+
+
 def make_bot(level: BotLevel, rng: random.Random, *, budget_ms: float = EXPERT_BUDGET_MS,
              iterations: int | None = None,
              clock: Callable[[], float] | None = None) -> Bot:
     """A bot of ``level``.  The expert thinks ``budget_ms`` of ``clock``
     (``time.perf_counter`` unless given) per decision, or exactly
-    ``iterations`` simulations (then it is deterministic for ``rng``)."""
-    if level == "random":
-        return RandomBot(rng)
-    if level == "greedy":
-        return GreedyBot(rng)
-    if level == "expert":
-        return ExpertBot(rng, budget_ms=budget_ms, iterations=iterations,
-                         clock=clock or (time.perf_counter if iterations is None else None))
+    ``iterations`` simulations (then it is deterministic for ``rng``).
+    ``hard`` always thinks its own HARD_ITERATIONS: neither applies to it."""
+    match SAME_AS.get(level, level):
+        case "random":
+            return RandomBot(rng)
+        case "greedy":
+            return GreedyBot(rng)
+        case "easy":
+            return EasyBot(rng, EASY_RANDOM_SHARE)
+        case "hard":
+            return ExpertBot(rng, iterations=HARD_ITERATIONS)
+        case "expert":
+            return ExpertBot(rng, budget_ms=budget_ms, iterations=iterations,
+                             clock=clock or (time.perf_counter if iterations is None else None))
     raise ValueError(f"unknown bot level {level!r}; choose from {', '.join(BOT_LEVELS)}")
 
 

@@ -8,6 +8,10 @@ acknowledgements, then saves the checkpoint.  A crash between publishing and
 saving republishes a few events, which JetStream drops as duplicates; NATS
 being down only delays publishing, and the relay picks up where it stopped.
 It wakes on the store's NOTIFY and also polls, so nothing waits for long.
+After each page it rings the bell (``bell``: one small core-NATS message on
+BELL_SUBJECT), which wakes the projectors wherever they run: one message a
+page instead of every event delivered to, and acknowledged by, each
+projector's JetStream consumer (a tenth of the service's CPU at 500 tables).
 
 Only one relay publishes at a time, whatever the number of processes: the
 one holding a PostgreSQL session advisory lock.
@@ -18,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import structlog
@@ -28,6 +32,7 @@ from muggins.bus.jetstream import Redactor, bus_down, messages_for, outage
 from muggins.eventstore.records import RecordedEvent
 from muggins.eventstore.store import EventStore
 from muggins.infra.retry import Backoff, Retry
+from muggins.infra.waiting import first_of
 
 RELAY_READER = "bus-relay"
 _RELAY_LOCK = 7431020612
@@ -51,8 +56,11 @@ class Relay:
         publish_timeout: float = 5.0,
         checkpoint_interval: float = 0.25,
         is_connected: Callable[[], bool] = lambda: True,
+        bell: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.store = store
+        #: Rung after each page published: wakes the projectors (None: nobody listens).
+        self._bell = bell
         #: What the public subject carries of an event that is not public.
         self._redacted = redacted
         #: Whether NATS is connected now: while it is not, nothing is published
@@ -117,6 +125,18 @@ class Relay:
             total += len(recorded)
             self.published += len(recorded)
             await self._save_checkpoint(force=False)
+            await self._ring()
+
+    async def _ring(self) -> None:
+        """Tell the projectors there is more in the store; a bus away only
+        leaves them to their poll."""
+        if self._bell is None:
+            return
+        try:
+            await self._bell()
+        except Exception as error:
+            if not bus_down(error):
+                raise
 
     async def _save_checkpoint(self, force: bool) -> None:
         now = time.monotonic()
@@ -176,7 +196,7 @@ class Relay:
                         await retry.failed(error)
                         continue
                     retry.succeeded()
-                    await _wait_any(stop, self._wakeup, self.poll_interval)
+                    await first_of(stop, self._wakeup, seconds=self.poll_interval)
             finally:
                 with contextlib.suppress(Exception):
                     await connection.remove_listener("muggins_events", self._notified)
@@ -188,13 +208,3 @@ def _ends_append(event: RecordedEvent, after: RecordedEvent | None) -> bool:
     consecutive positions, one stream and one commit time."""
     return after is None or after.stream_id != event.stream_id or (
         after.recorded_at != event.recorded_at)
-
-
-
-async def _wait_any(stop: asyncio.Event, wakeup: asyncio.Event, seconds: float) -> None:
-    waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wakeup.wait())]
-    try:
-        await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()

@@ -38,10 +38,13 @@ TABLE_STREAM_SUFFIX: Final = "-table"
 CHAT_STREAM_SUFFIX: Final = "-chat"
 SUBJECT_ROOT: Final = "muggins.table"
 SPECTATORS_ROOT: Final = "muggins.spectators"
-#: Every stream's public subject (what the projectors' bell listens to).
+#: Every stream's public subject.
 ALL_PUBLIC_SUBJECTS: Final = f"{SUBJECT_ROOT}.*.public"
 #: Everything the relay publishes (the JetStream stream's subjects).
 ALL_EVENT_SUBJECTS: Final = f"{SUBJECT_ROOT}.>"
+#: Rung by the relay (core NATS, not kept in the stream) after each page it
+#: publishes: the projectors read the store when it rings.
+BELL_SUBJECT: Final = "muggins.bell"
 
 
 #: A table id that was checked (``table_id``): built only here.

@@ -13,11 +13,14 @@ from __future__ import annotations
 import ipaddress
 import os
 import tomllib
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
 import msgspec
+
+from muggins.bots.ladder import STRONGEST, BotLevel
 
 LogFormat = Literal["auto", "console", "json"]
 Role = Literal["all", "spectators"]
@@ -74,12 +77,6 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     stream_duplicate_window: Annotated[float, msgspec.Meta(ge=1, le=7 * 24 * 3600), about(
         "Seconds in which a republished message is dropped as a duplicate: it must "
         "outlast a relay crash between publishing and saving its checkpoint.")] = 15 * 60.0
-    consumer_ack_wait: Annotated[float, msgspec.Meta(ge=1, le=3600), about(
-        "The projectors' durable consumers: seconds a fetched message waits for its "
-        "ack before it is sent again.")] = 30.0
-    consumer_max_ack_pending: Annotated[int, msgspec.Meta(ge=1, le=1_000_000), about(
-        "How many messages the projectors' consumers may have waiting for their ack "
-        "at once.")] = 10_000
 
     # -- the table service ------------------------------------------------------
     listen_host: Annotated[str, about("Where muggins serve listens.")] = "127.0.0.1"
@@ -111,9 +108,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     expert_budget_ms: Annotated[int, msgspec.Meta(ge=10, le=10_000), about(
         "The expert bot's thinking time per decision, unless a table sets its "
         "own.")] = 200
-    takeover_bot: Annotated[Literal["random", "greedy", "expert"], about(
+    takeover_bot: Annotated[BotLevel, about(
         "The bot that plays a person's seat when their clock runs out or they "
-        "leave.")] = "expert"
+        "leave: the strongest level unless told.")] = STRONGEST
     idle_close: Annotated[float, msgspec.Meta(ge=1, le=7 * 24 * 3600), about(
         "Seconds a table may wait with nobody sitting down, or stand with its game "
         "over and no rematch, before it closes (as idle, or finished).")] = 1800.0
@@ -239,6 +236,13 @@ def networks(text: str) -> tuple[Network, ...]:
     return tuple(found)
 
 
+#: Settings that no longer do anything, and why: a config file that still
+#: has one loads with a warning, not a refusal.
+RETIRED: dict[str, str] = {
+    "consumer_ack_wait": "the projectors wake on the relay's bell, with no consumer to ack",
+    "consumer_max_ack_pending": "the projectors wake on the relay's bell, with no consumer",
+}
+
 #: Every setting's environment variable: MUGGINS_ and its name in capitals.
 ENVIRONMENT: dict[str, str] = {
     f"MUGGINS_{name.upper()}": name for name in Settings.__struct_fields__
@@ -259,6 +263,15 @@ def load_settings(
             raise SettingsError(f"config file {path} does not exist") from None
         except tomllib.TOMLDecodeError as error:
             raise SettingsError(f"config file {path} is not valid TOML: {error}") from None
+        for name, why in RETIRED.items():
+            if values.pop(name, None) is not None:
+                warnings.warn(f"{path}: setting {name} no longer does anything ({why}): "
+                              "remove it", stacklevel=2)
+    for name, why in RETIRED.items():
+        # Said, not ignored: a deployment that still sets it is told to drop it.
+        if environ.get(f"MUGGINS_{name.upper()}"):
+            warnings.warn(f"MUGGINS_{name.upper()}: setting {name} no longer does anything "
+                          f"({why}): remove it", stacklevel=2)
     for variable, field in ENVIRONMENT.items():
         if environ.get(variable):
             values[field] = environ[variable]

@@ -9,6 +9,7 @@
 // the tile shown where it would go.  It draws again when its box changes
 // size.
 
+import { tileText } from "./i18n.js";
 import { DEFAULT_MAX_TILE, layoutBoard } from "./layout.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -62,9 +63,10 @@ export function drawTile(parent, first, second, x, y, width, height, extra = {})
   return group;
 }
 
-// A stand-alone upright tile (for a hand): an <svg> element.
-export function tileSvg(tile, label) {
-  const svg = svgElement("svg", { viewBox: "0 0 1 2", class: "tile-svg", role: "img", "aria-label": label ?? `${tile[0]}-${tile[1]}` });
+// A stand-alone upright tile (for a hand): an <svg> element, named as
+// players say the tile ("6-1", as every page names it) unless `label` says otherwise.
+export function tileSvg(tile, label = tileText(tile)) {
+  const svg = svgElement("svg", { viewBox: "0 0 1 2", class: "tile-svg", role: "img", "aria-label": label });
   drawTile(svg, tile[0], tile[1], 0, 0, 1, 2);
   return svg;
 }
@@ -127,7 +129,10 @@ export function drawBoard(svg, layout, options = {}) {
   }
   const before = drawn.get(svg);
   const key = JSON.stringify([layout, width, height, minTile, maxTile]);
-  const geometry = before?.key === key ? before.geometry : layoutBoard(layout, { width, height, minTile, maxTile });
+  // Laid after what this board showed before (the same hand a turn earlier):
+  // the tiles already there keep their places, the board only shrinks or moves.
+  const geometry = before?.key === key ? before.geometry
+    : layoutBoard(layout, { width, height, minTile, maxTile, previous: before?.geometry ?? null });
   if (watching && !before) watching.observe(frame ?? svg);
   drawn.set(svg, { layout, options, key, geometry, width: sized ? width : 0, height: sized ? height : 0 });
 

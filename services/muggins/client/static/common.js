@@ -1,4 +1,5 @@
 // Small helpers every page uses.
+import { t } from "./i18n.js";
 
 // An element with attributes and children: el("a", {href: "/"}, "home").
 export function el(name, attributes = {}, ...children) {
@@ -45,12 +46,92 @@ export function rememberIdentity(playerId, secret) {
   if (secret) localStorage.setItem("muggins.player", JSON.stringify({ player_id: playerId, secret }));
 }
 
-export function savedName() {
-  return localStorage.getItem("muggins.name") || "";
+// A guest's name ("Guest 417", "Invitado 417"): in either language it is
+// the guest's number, read in the reader's words.  (The server keeps the
+// words the guest sat with; every page says them in its own language.)
+const GUEST_NAME = /^(?:Guest|Invitado) (\d{1,6})$/;
+
+/** A guest's name in the reader's words ("Invitado 417"). @param {number} number */
+export function guestName(number) {
+  return t("lobby.guestName", { n: number });
 }
 
+/**
+ * A name as the reader reads it: a guest's in the reader's language, any
+ * other as typed.
+ * @param {string} name
+ */
+export function personName(name) {
+  const guest = GUEST_NAME.exec(name);
+  return guest ? guestName(Number(guest[1])) : name;
+}
+
+/** The name this person typed ("" for a guest, who typed none). */
+export function savedName() {
+  const name = localStorage.getItem("muggins.name") || "";
+  return GUEST_NAME.test(name) ? "" : name; // (kept as words before the number was)
+}
+
+/** The guest number this browser sits with when no name was typed (null: none yet). */
+export function guestNumber() {
+  const kept = Number(localStorage.getItem("muggins.guest"));
+  if (Number.isInteger(kept) && kept > 0) return kept;
+  const old = GUEST_NAME.exec(localStorage.getItem("muggins.name") || "");
+  return old ? Number(old[1]) : null;
+}
+
+/** The name this browser sits and chats with: the typed one, else the guest's in the reader's words. */
+export function nameToSitWith() {
+  const number = guestNumber();
+  return savedName() || (number === null ? "" : guestName(number));
+}
+
+/**
+ * Remember the name someone sat with: a guest's as its number (so that it
+ * reads in whatever language the next page is in), any other as typed.
+ * @param {string} name
+ */
 export function rememberName(name) {
-  localStorage.setItem("muggins.name", name);
+  const guest = GUEST_NAME.exec(name);
+  if (guest) {
+    localStorage.setItem("muggins.guest", guest[1]);
+    localStorage.removeItem("muggins.name");
+  } else {
+    localStorage.setItem("muggins.name", name);
+  }
+}
+
+/** Where the seat this browser holds at a table is kept (the table page reads it). @param {string} tableId */
+export function seatKey(tableId) {
+  return `muggins.seat.${tableId}`;
+}
+
+/**
+ * Sit at a table's seat, as the lobby's "Play now" and the table page both
+ * do: the player's identity goes with the request (one this server does not
+ * know is dropped and the seat asked for without it); the identity granted,
+ * the name and the seat's token are kept for the table page.
+ * @param {string} tableId
+ * @param {number} seat
+ * @param {string} name
+ */
+export async function takeSeat(tableId, seat, name) {
+  /** @param {unknown} player */
+  const request = (player) => api(`/tables/${encodeURIComponent(tableId)}/seats/${seat}`, {
+    method: "POST", body: JSON.stringify(player ? { name, player } : { name }),
+  });
+  let granted;
+  try {
+    granted = await request(playerIdentity());
+  } catch (problem) {
+    if (/** @type {any} */ (problem).status !== 403) throw problem;
+    localStorage.removeItem("muggins.player"); // an identity this server does not know
+    granted = await request(null);
+  }
+  rememberIdentity(granted.player_id, granted.player_secret);
+  rememberName(name);
+  localStorage.setItem(seatKey(tableId), JSON.stringify({ seat: granted.seat, token: granted.token }));
+  return granted;
 }
 
 // Names of the sides: a seat's name, or "A & B" for partners.
@@ -60,7 +141,8 @@ export function sideNames(view, wordsPair) {
   const names = [];
   for (let side = 0; side < sides; side += 1) {
     const members = seats.filter((s) => (seats.length === 4 && sides === 2 ? s.seat % 2 === side : s.seat === side));
-    names.push(members.length === 2 ? wordsPair(members[0].name ?? `#${members[0].seat}`, members[1].name ?? `#${members[1].seat}`) : (members[0]?.name ?? `#${side}`));
+    const nameOf = (/** @type {{name?: string | null, seat: number}} */ member) => (member.name === null || member.name === undefined ? `#${member.seat}` : personName(member.name));
+    names.push(members.length === 2 ? wordsPair(nameOf(members[0]), nameOf(members[1])) : (members[0] ? nameOf(members[0]) : `#${side}`));
   }
   return names;
 }

@@ -144,17 +144,23 @@ export async function renderDisputes(container, tableId) {
   container.closest("section")?.toggleAttribute("data-disputes", disputes.length > 0);
 }
 
-// The fairness card: the receipts kept (download) and the table's disputes.
-export function fairnessCard(card, tableId) {
+// The fairness card: what fair play means here in plain words (the guide's
+// answer a link away), the receipts kept (download; what they are folded
+// for those who want it) and the table's disputes.
+export function fairnessCard(card, tableId, guide = null) {
   const count = el("span", { id: "receipt-count" });
   const refresh = () => { count.textContent = t("evidence.receipts", { n: keptReceipts(tableId).length }); };
   refresh();
   const list = el("ul", { class: "disputes", id: "disputes" });
   card.replaceChildren(
     el("h2", {}, t("evidence.title")),
-    el("p", { class: "muted" }, t("evidence.receiptsAbout")),
+    el("p", { class: "fair-plain" }, t("fair.sealedAlways"), guide ? " " : null,
+      guide ? el("a", { href: guide, id: "fair-how-card" }, t("fair.how")) : null),
     el("p", {}, count, " ",
       el("button", { type: "button", class: "secondary small", id: "download-receipts", onclick: () => downloadAllReceipts(tableId).then(refresh).catch(() => {}) }, t("evidence.downloadAll"))),
+    el("details", { class: "fair-details" },
+      el("summary", {}, t("evidence.receiptsWhat")),
+      el("p", { class: "muted" }, t("evidence.receiptsAbout"))),
     el("h3", {}, t("evidence.disputes")),
     list);
   renderDisputes(list, tableId);

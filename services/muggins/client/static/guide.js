@@ -39,6 +39,8 @@ async function show() {
   $("guide-preset").replaceChildren(...presets.map((p) => el("option", { value: p.preset }, p.title)));
   $("guide-preset").value = name;
   $("guide").hidden = false;
+  // A link to a part (the table's "How it works": #faq) finds it once it is drawn.
+  if (location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView();
 }
 
 translatePage(show);

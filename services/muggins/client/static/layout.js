@@ -1,6 +1,6 @@
 // The board's geometry: where every tile of a layout goes in a box.  Pure (no
 // DOM, no clock): node's test runner checks it over many random hands
-// (tests/client/layout.test.mjs) and board.js only draws what it returns.
+// (tests/client/layout*.test.mjs) and board.js only draws what it returns.
 //
 // World units: half a tile is 1 x 1, so a tile is 2 x 1 along its line and a
 // double lies across it (1 along, 2 across).  `unit` is how many CSS pixels
@@ -21,6 +21,19 @@
 // everything fits in the box.  Past `minTile` they stay that size and the
 // drawing grows taller than the box (the page scrolls it), or wider too
 // when a board of many spinners cannot be laid in its width.
+//
+// From one turn to the next the board keeps its shape: given the layout it
+// returned for the board before (`previous`), the tiles both boards hold
+// keep their places relative to each other and the new ones are laid at
+// the ends (an arm turns where it meets the edge, and keeps that turn);
+// when they no longer fit, the whole board shrinks a step, or grows taller
+// than the box at the smallest size.  The one trade-off: when keeping the
+// tiles where they are would make the board scroll (the shape it grew into
+// wastes felt that a fresh search would use, mostly on a phone, where the
+// sizes between the biggest and `minTile` are few), the board is laid
+// afresh, each tile trying its old place first.  The node tests count how
+// often that happens (a few turns in a hundred on a phone, none on a
+// desktop for a line without spinners).
 
 // Clearance between tiles that do not touch by design (world units).
 const GAP = 0.5;
@@ -79,6 +92,10 @@ function pad(rect, by) {
 }
 
 const isDouble = (tile) => tile[0] === tile[1];
+// A tile's place on the board: its arm and its number on it from the root.
+const placeKey = (arm, index) => `${arm}/${index}`;
+// Onto the half-unit grid, so that tiles still meet exactly once moved.
+const onGrid = (v) => Math.round(v * 2) / 2;
 
 // The places a tile may go from an arm's open end, best first.  `state`:
 // where the arm's end is (`c`, the middle of its open edge), which way it
@@ -158,7 +175,7 @@ function schedule(board) {
   const spinnerAt = new Map();
   for (const place of places) {
     for (const arm of place.short_arms) parent.set(arm, place.arm);
-    if (place.arm !== -1) spinnerAt.set(`${place.arm}/${place.position}`, place);
+    if (place.arm !== -1) spinnerAt.set(placeKey(place.arm, place.position), place);
   }
   return { board, steps, armOrder: [...start.keys()].filter((arm) => arms[arm]), parent, spinnerAt };
 }
@@ -175,7 +192,12 @@ function schedule(board) {
 // after a spinner turn a corner and tiles that are not joined touch (they
 // never overlap), and 4 lets a tile that must start at a spinner start
 // further out along its line, joined to it by a link.
-function attempt(plan, W, H, lx, ly, budget, level = 0) {
+//
+// `guide` (from an earlier drawing of this board, see `follow`): `forced`
+// the place (its number among the tile's options) each tile already on the
+// board must take again, `preferred` the place a tile had the last time it
+// lay there (tried first).
+function attempt(plan, W, H, lx, ly, budget, level = 0, guide = null) {
   const { board, steps, armOrder, parent, spinnerAt } = plan;
   const arms = board.arms || [];
   const places = board.spinner_places || [];
@@ -322,7 +344,10 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
       }
       return true;
     };
-    for (const arm of armOrder) {
+    // The ends with one way to go (a spinner's, a short arm's) before those
+    // that may turn, so that a turning end's place does not take theirs.
+    const rigidFirst = [...armOrder].sort((p, q) => Number(Boolean(state.get(q)?.straightOnly)) - Number(Boolean(state.get(p)?.straightOnly)));
+    for (const arm of rigidFirst) {
       const end = state.get(arm);
       const open = arms[arm]?.open;
       if (!end || open === null || open === undefined) continue;
@@ -360,7 +385,7 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
     if (k === steps.length) {
       culprits = new Set();
       const ends = endPlaces(culprits);
-      if (ends) return { laid, ends, W, H };
+      if (ends) return { laid, ends, W, H, level };
       // (an end without room: back to the latest tile in its way)
     } else {
       const step = steps[k];
@@ -370,11 +395,21 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
         if (!from) return null; // an arm whose root was never laid: not a board we know
         const spinner = spinnerAt.get(`${step.arm}/${step.index}`);
         const rigid = from.straightOnly || Boolean(spinner);
-        const choices = options(from, isDouble(step.tile), rigid, level >= 4 && !spinner && laid[from.anchor]?.spinner);
+        let choices = options(from, isDouble(step.tile), rigid, level >= 4 && !spinner && laid[from.anchor]?.spinner)
+          .map((choice, pick) => ({ ...choice, pick }));
         // A spinner of every double (its arms are "arm 5", "arm 6": no up or
         // down to keep) may open the other way round when its arms would
         // run into a neighbour's.
-        if (spinner && (spinner.short_arms[0] > 3 || level > 0)) choices.push({ ...choices[0], flip: true });
+        if (spinner && (spinner.short_arms[0] > 3 || level > 0)) choices.push({ ...choices[0], flip: true, pick: choices.length });
+        const key = placeKey(step.arm, step.index);
+        const forced = guide?.forced.get(key);
+        if (forced !== undefined) {
+          choices = choices.filter((choice) => choice.pick === forced);
+          if (!choices.length) return null; // that place is not among this level's options
+        } else if (guide?.preferred.has(key)) {
+          const preferred = guide.preferred.get(key);
+          choices.sort((p, q) => Number(q.pick === preferred) - Number(p.pick === preferred));
+        }
         frame = { from, spinner, rigid, tried: 0, kept: kept.length, choices, culprits: new Set() };
         frames[k] = frame;
       }
@@ -389,7 +424,8 @@ function attempt(plan, W, H, lx, ly, budget, level = 0) {
         const [inner, outer] = step.tile;
         const forward = choice.d[0] > 0 || choice.d[1] > 0;
         laid.push({ rect: choice.rect, anchor: frame.from.anchor, arm: step.arm, index: step.index,
-          tile: forward ? [inner, outer] : [outer, inner], spinner: Boolean(frame.spinner), link: choice.link });
+          tile: forward ? [inner, outer] : [outer, inner], spinner: Boolean(frame.spinner), link: choice.link,
+          pick: choice.pick });
         if (frame.spinner) {
           const culprits = new Set();
           if (!openSpinner(frame.spinner, choice.rect, choice.d, number, choice.flip, culprits)) {
@@ -453,15 +489,23 @@ function ladder(minTile, maxTile) {
  * lead, arms with their tiles as [inner, outer] from the root, spinner_places)
  * goes in a box of `width` x `height` CSS pixels.
  *
- * Returns {unit, width, height, overflow, tiles, ends}: `unit` the pixels of a
- * world unit (a tile's shorter side, never under `minTile`); `width` and
- * `height` the drawing's size in world units (bigger than the box only when
- * `overflow`); `tiles` [{tile: [first, second] (left or top first), x, y,
- * width, height, arm (-1: the lead), index, spinner, lead}]; `ends`
- * {arm: {arm, open, place: {x, y, width, height} where a next tile would go,
- * target: the place grown into free felt, dir}} for every open end with room.
+ * `previous`: what this function returned for the board drawn there before
+ * (the same hand a turn earlier, or a step later in a replay).  The tiles
+ * both boards hold keep their places relative to each other: the new ones
+ * are laid at the ends, and when they do not fit the whole board shrinks
+ * (or grows taller than the box) instead of turning its arms another way;
+ * only a board that cannot be laid so is laid afresh.
+ *
+ * Returns {unit, width, height, overflow, tiles, ends, history}: `unit` the
+ * pixels of a world unit (a tile's shorter side, never under `minTile`);
+ * `width` and `height` the drawing's size in world units (bigger than the
+ * box only when `overflow`); `tiles` [{tile: [first, second] (left or top
+ * first), x, y, width, height, arm (-1: the lead), index, spinner, lead}];
+ * `ends` {arm: {arm, open, place: {x, y, width, height} where a next tile
+ * would go, target: the place grown into free felt, dir}} for every open end
+ * with room; `history` what the next call needs to keep these places.
  */
-export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, maxTile = DEFAULT_MAX_TILE } = {}) {
+export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, maxTile = DEFAULT_MAX_TILE, previous = null } = {}) {
   const boxWidth = Math.max(1, width || 0);
   const boxHeight = Math.max(1, height || 0);
   const smallest = Math.max(1, Math.min(minTile, maxTile));
@@ -470,9 +514,30 @@ export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, 
   const biggest = Math.max(smallest, Math.min(maxTile, boxWidth / TABLE[0], boxHeight / TABLE[1]));
   if (!board || !board.lead) {
     const unit = biggest;
-    return { unit, width: boxWidth / unit, height: boxHeight / unit, overflow: false, tiles: [], ends: {} };
+    return { unit, width: boxWidth / unit, height: boxHeight / unit, overflow: false, tiles: [], ends: {}, history: null };
   }
   const plan = schedule(board);
+  const box = { width: boxWidth, height: boxHeight, smallest, biggest };
+  const before = previous?.history ?? null;
+  const guide = before ? guideFrom(plan, before) : null;
+  const followed = guide ? follow(plan, before, box, guide) : null;
+  if (followed && !beyond(followed, box)) return finish(followed, board, box, before);
+  // Kept where they were, the tiles would need more felt than the box (the
+  // page would scroll the board): laid afresh instead, when that fits, each
+  // tile trying its old place first (most of the board keeps its shape).
+  const fresh = (guide && afresh(plan, box, { forced: new Map(), preferred: new Map([...guide.preferred, ...guide.forced]) }))
+    || afresh(plan, box);
+  if (!fresh) throw new Error("no layout found for this board");
+  return finish(followed && beyond(fresh, box) ? followed : fresh, board, box, before);
+}
+
+// Whether what was laid takes more felt than the box (the drawing scrolls).
+const beyond = (found, box) => found.W > box.width / found.unit + EPSILON || found.H > box.height / found.unit + EPSILON;
+
+// A board laid from nothing: the biggest tiles at which a search finds a
+// place for every tile (null when it finds none; `guide` only orders the
+// places each tile tries).
+function afresh(plan, { width: boxWidth, height: boxHeight, smallest, biggest }, guide = null) {
   // How strict a drawing this board allows (see `attempt`): tried once on
   // a felt big enough for any line, so the search below does not try in
   // vain at every size.
@@ -485,10 +550,10 @@ export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, 
     if (W * H < ROOM_PER_TILE * tiles) return null;
     for (const [fx, fy] of PLACES.slice(0, places)) {
       // On the half-unit grid, so that tiles meet exactly (no rounding in the distances).
-      const lx = Math.round(fx * W * 2) / 2;
-      const ly = Math.round(fy * H * 2) / 2;
+      const lx = onGrid(fx * W);
+      const ly = onGrid(fy * H);
       // (a quick look, with few tiles tried again, finds the regular snake)
-      const result = attempt(plan, W, H, lx, ly, { left: greedy ? 4 * tiles : BUDGET }, level);
+      const result = attempt(plan, W, H, lx, ly, { left: greedy ? 4 * tiles : BUDGET }, level, guide);
       if (result) return { ...result, unit };
     }
     return null;
@@ -539,13 +604,97 @@ export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, 
   for (let wider = 1.5; !found && wider < 64; wider *= 1.5) {
     found = tryAt(smallest, (boxWidth * wider) / smallest, (boxHeight * wider * 2) / smallest, { places: 3 });
   }
-  if (!found) throw new Error("no layout found for this board");
-  return finish(found, board, boxWidth / found.unit, boxHeight / found.unit);
+  return found && { ...found, keep: false };
 }
 
-// Centre what was laid in the box (or, taller than the box, in a drawing
-// just big enough), with the targets' places.
-function finish(found, board, boxW, boxH) {
+// What an earlier drawing (`history`) fixes for `board`: the tiles both
+// hold, from each root out to the first tile that differs, take their
+// places again; a tile that lay at the same place before and was taken
+// away (a replay stepped back) prefers its old place.  Null when they share
+// no tile but the lead and the earlier one held more (another hand).
+function guideFrom(plan, history) {
+  const { board, spinnerAt } = plan;
+  const arms = board.arms || [];
+  const shortArms = (place) => (place ? place.short_arms.join(",") : null);
+  const leadSpinner = (board.spinner_places || []).find((place) => place.arm === -1);
+  if (String(board.lead) !== history.lead || shortArms(leadSpinner) !== history.leadSpinner) return null;
+  const forced = new Map();
+  const rects = [history.leadRect];
+  // Arms whose root keeps its place: the long line's, the lead spinner's,
+  // and those of every spinner that keeps its own.
+  const kept = [0, 1, ...(leadSpinner ? leadSpinner.short_arms : [])];
+  for (let k = 0; k < kept.length; k++) {
+    const arm = kept[k];
+    const tiles = arms[arm]?.tiles ?? [];
+    for (let index = 0; index < tiles.length; index++) {
+      const key = placeKey(arm, index);
+      const was = history.tiles[key];
+      const spinner = spinnerAt.get(key);
+      if (!was || was.tile !== String(tiles[index]) || was.spinner !== shortArms(spinner)) break;
+      forced.set(key, was.pick);
+      rects.push(was.rect);
+      if (spinner) kept.push(...spinner.short_arms);
+    }
+  }
+  // (a lone lead before: this board's first tiles are laid around it)
+  if (!forced.size && Object.keys(history.tiles).length) return null;
+  const preferred = new Map();
+  arms.forEach((arm, number) => (arm?.tiles ?? []).forEach((tile, index) => {
+    const key = placeKey(number, index);
+    const was = history.remembered[key];
+    if (!forced.has(key) && was && was.tile === String(tile)) preferred.set(key, was.pick);
+  }));
+  return { forced, preferred, rects };
+}
+
+// `plan` laid around the tiles an earlier drawing (`history`) placed (as
+// `guide` says, from `guideFrom`), each
+// in the same place relative to the others; null when that cannot be done.
+// The tiles stay where they were while the new ones fit at the same size in
+// the same box; else the whole board shrinks a step at a time (centred
+// again), and at the smallest size grows taller than the box.
+function follow(plan, history, { width: boxWidth, height: boxHeight, smallest, biggest }, guide) {
+  const known = (step) => guide.forced.has(placeKey(step.arm, step.index));
+  // The tiles already placed first (as they were), then the new ones.
+  const ordered = { ...plan, steps: [...plan.steps.filter(known), ...plan.steps.filter((step) => !known(step))] };
+  const same = history.box.width === boxWidth && history.box.height === boxHeight
+    && history.box.smallest === smallest && history.box.biggest === biggest;
+  const minX = Math.min(...guide.rects.map((r) => r.x0));
+  const minY = Math.min(...guide.rects.map((r) => r.y0));
+  const spanX = Math.max(...guide.rects.map((r) => r.x1)) - minX;
+  const spanY = Math.max(...guide.rects.map((r) => r.y1)) - minY;
+  // Each box tried: its size (world units), the scale, how far the old tiles
+  // move, and whether the drawing is the box itself (else, taller than the
+  // box, it is cut to what it holds and centred).
+  const boxes = [];
+  if (same) boxes.push({ unit: history.unit, W: history.W, H: history.H, dx: 0, dy: 0, keep: true });
+  const centred = (unit, W, H, keep) => {
+    if (spanX + 2 * MARGIN > W + EPSILON || spanY + 2 * MARGIN > H + EPSILON) return;
+    boxes.push({ unit, W, H, dx: onGrid((W - spanX) / 2 - minX), dy: onGrid((H - spanY) / 2 - minY), keep });
+  };
+  // (never bigger than before in the same box: the board does not swell and shrink from turn to turn)
+  for (const unit of ladder(smallest, biggest)) {
+    if (!same || unit < history.unit - EPSILON) centred(unit, boxWidth / unit, boxHeight / unit, true);
+  }
+  for (const taller of TALLER) centred(smallest, boxWidth / smallest, (boxHeight * taller) / smallest, false);
+  const lx = (history.leadRect.x0 + history.leadRect.x1) / 2;
+  const ly = (history.leadRect.y0 + history.leadRect.y1) / 2;
+  for (let level = history.level; level <= 4; level++) {
+    for (const { unit, W, H, dx, dy, keep } of boxes) {
+      const found = attempt(ordered, W, H, lx + dx, ly + dy, { left: BUDGET }, level, guide);
+      if (found) return { ...found, unit, keep };
+    }
+  }
+  return null;
+}
+
+// The drawing of what was laid: the tiles where they were laid (`keep`, the
+// drawing is the box they were laid in) or centred in the box (or, taller
+// than the box, in a drawing just big enough), with the targets' places and
+// the history the next board follows.
+function finish(found, board, box, before) {
+  const boxW = box.width / found.unit;
+  const boxH = box.height / found.unit;
   const places = found.ends;
   let minX = Infinity;
   let minY = Infinity;
@@ -557,14 +706,14 @@ function finish(found, board, boxW, boxH) {
   };
   for (const tile of found.laid) grow(tile.rect);
   for (const place of Object.values(places)) grow(place.rect);
-  const W = Math.max(boxW, maxX - minX + 2 * MARGIN);
-  const H = Math.max(boxH, maxY - minY + 2 * MARGIN);
-  const dx = (W - (maxX - minX)) / 2 - minX;
-  const dy = (H - (maxY - minY)) / 2 - minY;
+  const W = found.keep ? found.W : Math.max(boxW, maxX - minX + 2 * MARGIN);
+  const H = found.keep ? found.H : Math.max(boxH, maxY - minY + 2 * MARGIN);
+  const dx = found.keep ? 0 : (W - (maxX - minX)) / 2 - minX;
+  const dy = found.keep ? 0 : (H - (maxY - minY)) / 2 - minY;
   const moved = (r) => ({ x0: r.x0 + dx, y0: r.y0 + dy, x1: r.x1 + dx, y1: r.y1 + dy });
-  const box = (r) => ({ x: r.x0, y: r.y0, width: r.x1 - r.x0, height: r.y1 - r.y0 });
+  const box2d = (r) => ({ x: r.x0, y: r.y0, width: r.x1 - r.x0, height: r.y1 - r.y0 });
   const tiles = found.laid.map((tile) => ({
-    tile: tile.tile, ...box(moved(tile.rect)), arm: tile.arm, index: tile.index,
+    tile: tile.tile, ...box2d(moved(tile.rect)), arm: tile.arm, index: tile.index,
     spinner: tile.spinner, lead: tile.arm === -1,
     ...(tile.link ? { link: { x1: tile.link.from[0] + dx, y1: tile.link.from[1] + dy, x2: tile.link.to[0] + dx, y2: tile.link.to[1] + dy } } : {}),
   }));
@@ -575,8 +724,38 @@ function finish(found, board, boxW, boxH) {
     const rect = moved(place.rect);
     const area = targetArea(rect, laidMoved, areas, W, H);
     areas.push(area);
-    ends[arm] = { arm: Number(arm), open: board.arms[arm].open, dir: place.d, place: box(rect), target: box(area) };
+    ends[arm] = { arm: Number(arm), open: board.arms[arm].open, dir: place.d, place: box2d(rect), target: box2d(area) };
   }
   const overflow = W > boxW + 1e-6 || H > boxH + 1e-6;
-  return { unit: found.unit, width: W, height: H, overflow, tiles, ends };
+  const history = remember(found, board, box, before, moved, W, H);
+  return { unit: found.unit, width: W, height: H, overflow, tiles, ends, history };
+}
+
+// What the next drawing of a bigger (or smaller) board needs to keep these
+// tiles where they are: each tile's place among its options and its
+// rectangle in the drawing, and the box, scale and strictness they were
+// laid with.  Plain data (it may be kept, compared or logged).
+function remember(found, board, box, before, moved, W, H) {
+  const places = board.spinner_places || [];
+  const shortArms = (arm, index) => {
+    const place = places.find((p) => p.arm === arm && (arm === -1 || p.position === index));
+    return place ? place.short_arms.join(",") : null;
+  };
+  const lead = String(board.lead);
+  // The places of tiles taken away since (a replay stepped back) are remembered for the same hand.
+  const remembered = before && before.lead === lead ? { ...before.remembered } : {};
+  const tiles = {};
+  let leadRect = null;
+  for (const tile of found.laid) {
+    const rect = moved(tile.rect);
+    if (tile.arm === -1) {
+      leadRect = rect;
+      continue;
+    }
+    const key = placeKey(tile.arm, tile.index);
+    const shown = String(board.arms[tile.arm].tiles[tile.index]);
+    tiles[key] = { tile: shown, spinner: shortArms(tile.arm, tile.index), pick: tile.pick, rect };
+    remembered[key] = { tile: shown, pick: tile.pick };
+  }
+  return { box, unit: found.unit, W, H, level: found.level, lead, leadSpinner: shortArms(-1, 0), leadRect, tiles, remembered };
 }

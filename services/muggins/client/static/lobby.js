@@ -1,7 +1,7 @@
 // The lobby: play now against the computer in one click, or choose a game and
 // whom to play with; every table's knobs under "More options"; open tables
 // (free seats first) and games being played; the leaderboard.
-import { api, el, playerIdentity, rememberIdentity, rememberName, savedName } from "./common.js";
+import { api, el, guestName, nameToSitWith, personName, playerIdentity, rememberIdentity, rememberName, savedName, takeSeat } from "./common.js";
 import { language, t, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -47,18 +47,44 @@ function showRules() {
   $("rules").replaceChildren(...(choice ? choice.rules.slice(1).flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]) : []));
 }
 
+// The computer's levels, weakest first: the ladder the API names
+// (muggins.bots.levels), each said in a line of plain words (i18n.js).
+const LEVELS = ["easy", "medium", "hard", "expert"];
+// Against the computer in one click: the strongest level, as before the
+// ladder (a newcomer plays what the game is at its best; an easier level is
+// one click away, right under the button).
+const QUICK_LEVEL = "expert";
+
+function quickLevel() {
+  return document.querySelector("input[name=quick-level]:checked")?.value ?? QUICK_LEVEL;
+}
+
+function showLevelChoice() {
+  const chosen = quickLevel();
+  $("quick-levels").replaceChildren(...LEVELS.map((level) => el("div", {},
+    el("label", { class: "inline" },
+      el("input", { type: "radio", name: "quick-level", value: level, checked: level === chosen }),
+      el("span", {}, el("strong", {}, t(`level.${level}`)), ` · ${t(`level.${level}.about`)}`)))));
+  showPlayNowAbout();
+}
+
+function showPlayNowAbout() {
+  const usual = duelPresets.find((p) => p.default) ?? duelPresets[0];
+  if (!usual) return;
+  $("play-now-about").textContent = t("lobby.playNowAbout",
+    { game: usual.title, level: t(`level.${quickLevel()}`), minutes: CLOCK_AGAINST_BOTS / 60 });
+}
+
 function showBotSeats() {
   const seats = Number($("seats").value);
   const holder = $("bot-seats");
   const previous = [...holder.querySelectorAll("select")].map((s) => s.value);
   holder.replaceChildren();
   for (let seat = 0; seat < seats; seat += 1) {
-    const fallback = seat === 0 ? "person" : "greedy";
+    const fallback = seat === 0 ? "person" : "medium";
     const select = el("select", { id: `seat-${seat}`, name: `seat-${seat}` },
       el("option", { value: "person" }, t("lobby.person")),
-      el("option", { value: "random" }, t("lobby.botRandom")),
-      el("option", { value: "greedy" }, t("lobby.botGreedy")),
-      el("option", { value: "expert" }, t("lobby.botExpert")));
+      ...LEVELS.map((level) => el("option", { value: level }, t("lobby.botLevel", { level: t(`level.${level}`) }))));
     select.value = previous[seat] ?? fallback;
     const partners = seats === 4 && $("partnerships").checked && seat >= 2;
     const label = partners ? t("lobby.partnerOf", { seat: seat + 1, partner: seat - 1 }) : t("lobby.seat", { seat: seat + 1 });
@@ -102,13 +128,21 @@ async function createTable(event) {
   }
 }
 
+// Refreshes asked, so that only the latest one's answer is drawn: an answer
+// to an earlier one (the timer's, in the language the page had a moment ago,
+// or for another page of the list) may come after it.
+let tablesAsked = 0;
+let boardAsked = 0;
+
 async function refreshTables() {
+  const asked = ++tablesAsked;
   let lobby;
   try {
     lobby = await api(`/lobby?limit=${OPEN_PER_PAGE}&page=${openPage}&lang=${language()}`);
   } catch {
     return; // try again at the next refresh
   }
+  if (asked !== tablesAsked) return; // a later refresh draws the list
   // Named for people ("Ana's table") and by the game they play, in the reader's language (the server's words).
   const open = lobby.open.map((table) => el("li", { dataset: { table: table.table_id } },
     el("span", {}, el("strong", { class: "table-name" }, table.name), ` · ${table.title} · `,
@@ -125,7 +159,7 @@ async function refreshTables() {
   $("open-next").disabled = openPage >= pages;
   $("open-tables").replaceChildren(...(open.length ? open : [el("li", { class: "muted" }, t("lobby.none"))]));
   const playing = lobby.playing.map((table) => el("li", { dataset: { table: table.table_id } },
-    el("span", {}, el("strong", { class: "table-name" }, table.name), ` · ${table.title} · `, table.names.map((name) => name ?? "?").join(" · "), " — ", table.view.scores.join(" : ")),
+    el("span", {}, el("strong", { class: "table-name" }, table.name), ` · ${table.title} · `, table.names.map((name) => (name === null || name === undefined ? "?" : personName(name))).join(" · "), " — ", table.view.scores.join(" : ")),
     el("a", { class: "button secondary", href: `/watch/${table.table_id}` }, t("lobby.watch"))));
   $("playing-tables").replaceChildren(...(playing.length ? playing : [el("li", { class: "muted" }, t("lobby.none"))]));
 }
@@ -133,12 +167,14 @@ async function refreshTables() {
 async function refreshBoard() {
   const preset = $("board-preset").value;
   if (!preset) return;
+  const asked = ++boardAsked;
   const board = await api(`/leaderboard?preset=${encodeURIComponent(preset)}&page=${boardPage}&per_page=${PER_PAGE}`);
+  if (asked !== boardAsked) return; // a later refresh (another preset or page) draws the board
   const rows = board.players.map((line) => el("tr", {},
     el("td", { class: "num" }, line.rank),
     // Every bot of a level is one player: named by its level, in the reader's words.
     el("td", {}, line.bot ? el("span", {}, t(`level.${line.player_id.replace("bot:", "")}`), el("span", { class: "badge bot" }, t("bot")))
-      : line.name),
+      : personName(line.name)),
     el("td", { class: "num" }, line.rating.toFixed(1)),
     // "31 (left 2)": the games a player left and did not come back to.
     el("td", { class: "num" }, line.games, line.abandoned
@@ -178,8 +214,7 @@ async function loadQuickChoices() {
   const shown = select.value;
   select.replaceChildren(...duels.map((p) => el("option", { value: p.preset }, p.title)));
   select.value = shown || (duels.find((p) => p.default) ?? duels[0]).preset;
-  const usual = duels.find((p) => p.default) ?? duels[0];
-  $("play-now-about").textContent = t("lobby.playNowAbout", { game: usual.title, minutes: CLOCK_AGAINST_BOTS / 60 });
+  showLevelChoice();
   $("games-in-words").replaceChildren(...duels.flatMap((p) => [el("dt", {}, p.title), el("dd", {}, p.summary)]));
   $("words-explained").replaceChildren(...WORDS_EXPLAINED.flatMap((word) => [
     el("dt", {}, t(`lobby.word.${word}`)), el("dd", {}, t(`lobby.word.${word}.means`))]));
@@ -201,11 +236,12 @@ function showGameChoice() {
   $("pairs-unavailable").textContent = allowed ? "" : (pairs?.reason ?? "");
 }
 
-// A name for a person who gave none: they can change it at their next table.
-function nameToSitWith() {
+// The name to sit with: the one typed, else the one this browser sat with
+// before, else a new guest's (read in each page's language, never kept as words).
+function nameForPlayNow() {
   const typed = $("play-name").value.trim();
   if (typed) return typed;
-  return savedName() || t("lobby.guestName", { n: 100 + Math.floor(Math.random() * 900) });
+  return nameToSitWith() || guestName(100 + Math.floor(Math.random() * 900));
 }
 
 // Create a table, sit at seat 1 (seat 0 on the wire), and open it: the
@@ -217,11 +253,7 @@ async function playAt(body, button) {
   buttons.forEach((b) => { b.dataset.wasDisabled = b.disabled ? "1" : ""; b.disabled = true; });
   try {
     const table = await api(`/tables?lang=${language()}`, { method: "POST", body: JSON.stringify(body) });
-    const name = nameToSitWith();
-    const granted = await takeSeat(table.table_id, 0, name);
-    rememberIdentity(granted.player_id, granted.player_secret);
-    rememberName(name);
-    localStorage.setItem(`muggins.seat.${table.table_id}`, JSON.stringify({ seat: granted.seat, token: granted.token }));
+    await takeSeat(table.table_id, 0, nameForPlayNow());
     location.assign(`/play/${encodeURIComponent(table.table_id)}`);
   } catch (problem) {
     error.textContent = problem.message;
@@ -231,26 +263,14 @@ async function playAt(body, button) {
   }
 }
 
-async function takeSeat(tableId, seat, name) {
-  const request = (player) => api(`/tables/${encodeURIComponent(tableId)}/seats/${seat}`, {
-    method: "POST", body: JSON.stringify(player ? { name, player } : { name }),
-  });
-  try {
-    return await request(playerIdentity());
-  } catch (problem) {
-    if (problem.status !== 403) throw problem;
-    localStorage.removeItem("muggins.player"); // an identity this server does not know
-    return request(null);
-  }
-}
-
 function quickTable(preset, { seats, partnerships = false, bots = [] }) {
-  const table = { preset, seats, partnerships, bots: bots.map((seat) => ({ seat, level: "expert" })) };
+  const level = quickLevel();
+  const table = { preset, seats, partnerships, bots: bots.map((seat) => ({ seat, level })) };
   return bots.length === seats - 1 ? { ...table, turn_clock_seconds: CLOCK_AGAINST_BOTS } : table;
 }
 
 function setUpQuickPlay() {
-  $("play-name").value = savedName();
+  $("play-name").value = nameToSitWith();
   const defaultPreset = () => (duelPresets.find((p) => p.default) ?? duelPresets[0])?.preset ?? "playelephant";
   const game = () => $("quick-game").value || defaultPreset();
   const on = (id, body) => $(id).addEventListener("click", () => playAt(body(), $(id)));
@@ -260,6 +280,7 @@ function setUpQuickPlay() {
   on("quick-pairs-bots", () => quickTable(game(), { seats: 4, partnerships: true, bots: [1, 2, 3] }));
   on("quick-pairs-friends", () => quickTable(game(), { seats: 4, partnerships: true }));
   $("quick-game").addEventListener("change", showGameChoice);
+  $("quick-levels").addEventListener("change", showPlayNowAbout);
 }
 
 // One player across browsers: the identity travels in the address's
@@ -298,10 +319,12 @@ function askToTakeIdentity(offered, mine) {
 }
 
 function showIdentity() {
+  // A guest's name in the field reads in this page's words (it stays a guest's: takeSeat keeps its number).
+  $("play-name").value = personName($("play-name").value);
   const identity = playerIdentity();
   $("identity-card").hidden = !identity;
   if (!identity) return;
-  const name = savedName();
+  const name = nameToSitWith();
   $("identity-name").textContent = t("lobby.playingAs", { name: name || "?" });
   const named = name ? `&name=${encodeURIComponent(name)}` : "";
   $("identity-link").value = `${location.origin}/#identity=${identity.player_id}.${identity.secret}${named}`;

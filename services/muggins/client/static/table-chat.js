@@ -1,7 +1,7 @@
 // @ts-check
 // The table's chat: what was said (the state's `chat`), the quick phrases,
 // and muting a name (kept in the browser).
-import { el, savedName } from "./common.js";
+import { el, nameToSitWith, personName } from "./common.js";
 import { t } from "./i18n.js";
 import { $, seatLabel } from "./table-render.js";
 
@@ -44,9 +44,9 @@ export function renderChat(page, { force = false } = {}) {
     // A spectator's line always says so, whatever name they gave: nobody watching reads as seated.
     // (A spectator who gave no name is "spectator" on the wire: said in the reader's words.)
     const spectator = line.seat === null || line.seat === undefined;
-    const shownName = spectator && line.name === "spectator" ? t("table.chatSpectator") : line.name;
-    const who = !spectator ? `${line.name} (${seatLabel(line.seat)})`
-      : line.name === "spectator" ? shownName : `${line.name} (${t("table.chatWatching")})`;
+    const shownName = spectator && line.name === "spectator" ? t("table.chatSpectator") : personName(line.name);
+    const who = !spectator ? `${shownName} (${seatLabel(line.seat)})`
+      : line.name === "spectator" ? shownName : `${shownName} (${t("table.chatWatching")})`;
     return el("li", { class: silenced ? "muted-line" : null, dataset: { id: String(line.id) } },
       el("button", {
         type: "button", class: "chat-name", title: t(silenced ? "table.chatUnmute" : "table.chatMute", { name: shownName }),
@@ -64,7 +64,7 @@ export function renderChat(page, { force = false } = {}) {
  * @param {Record<string, unknown>} content
  */
 function chatMessage(page, content) {
-  return page.state.mode === "watch" ? { type: "chat", name: savedName() || "", ...content } : { type: "chat", ...content };
+  return page.state.mode === "watch" ? { type: "chat", name: nameToSitWith(), ...content } : { type: "chat", ...content };
 }
 
 /** The chat's form and phrases, in the reader's words. @param {Page} page */

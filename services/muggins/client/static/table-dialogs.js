@@ -1,8 +1,8 @@
 // @ts-check
 // The rules and the score sheet, each in a dialog.
 import { el } from "./common.js";
-import { language, t } from "./i18n.js";
-import { $, sidesWords } from "./table-render.js";
+import { t } from "./i18n.js";
+import { $, guideAddress, sidesWords } from "./table-render.js";
 import { scoreLine } from "./table-result.js";
 
 /** @typedef {import("./table-state.js").TableState} TableState */
@@ -19,7 +19,7 @@ export function rulesList(state, target) {
 export function openRules(state) {
   if (!state.info) return;
   rulesList(state, $("rules-dialog-list"));
-  /** @type {HTMLAnchorElement} */ ($("guide-link")).href = `/guide/${encodeURIComponent(state.info.preset)}?lang=${language()}`;
+  /** @type {HTMLAnchorElement} */ ($("guide-link")).href = guideAddress(state);
   /** @type {HTMLDialogElement} */ ($("rules-dialog")).showModal();
 }
 

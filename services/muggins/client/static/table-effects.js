@@ -2,6 +2,7 @@
 // What the page tells once, from the reducer's notices (table-state.js): a
 // short toast, a sound, the tiles just drawn sliding from the boneyard into
 // the hand.  Nothing here changes the state.
+import { personName } from "./common.js";
 import { t, tileText } from "./i18n.js";
 import { playSound } from "./sounds.js";
 import { mySeat } from "./table-state.js";
@@ -35,7 +36,8 @@ export function hideToast() {
  * @param {number} seat
  */
 function nameOf(state, seat) {
-  return state.names[seat] ?? t("lobby.seat", { seat: seat + 1 });
+  const name = state.names[seat];
+  return name === null || name === undefined ? t("lobby.seat", { seat: seat + 1 }) : personName(name);
 }
 
 /**

@@ -2,7 +2,7 @@
 // What the table is doing (the server's muggins.domain.table_life): who left
 // and since when, the pause and its choices, what was chosen, the close; and
 // the notice that a bot plays the reader's seat, with "I'm back".
-import { el } from "./common.js";
+import { el, personName } from "./common.js";
 import { t } from "./i18n.js";
 import { $, seatLabel } from "./table-render.js";
 import { mySeat } from "./table-state.js";
@@ -13,7 +13,7 @@ import { mySeat } from "./table-state.js";
 
 /** @param {LifeView} life */
 function missingNames(life) {
-  return (life.missing ?? []).map((m) => m.name ?? seatLabel(m.seat)).join(", ");
+  return (life.missing ?? []).map((m) => (m.name ? personName(m.name) : seatLabel(m.seat))).join(", ");
 }
 
 /**

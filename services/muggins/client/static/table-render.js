@@ -6,8 +6,8 @@
 // through `page` (table.js): a message to the reducer or to the server.
 import { drawBoard } from "./board.js";
 import { tileSvg } from "./board.js";
-import { el, sideNames } from "./common.js";
-import { describeEvent, endName, endPhrase, t, tileText } from "./i18n.js";
+import { el, personName, sideNames } from "./common.js";
+import { describeEvent, endName, endPhrase, language, t, tileText } from "./i18n.js";
 import { isDrawn, legalEnds, mySeat, myTurn, partnerships, peopleSeats, sameTile, sideOf } from "./table-state.js";
 
 /** @typedef {import("./table-state.js").TableState} TableState */
@@ -36,6 +36,23 @@ export const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id)
 // A phone's width: shorter words in the status bar, which never wraps.
 export const NARROW = matchMedia("(max-width: 600px)");
 
+/**
+ * The guide of the table's game, in the reader's language.
+ * @param {TableState} state
+ */
+export function guideAddress(state) {
+  return `/guide/${encodeURIComponent(state.info?.preset ?? "playelephant")}?lang=${language()}`;
+}
+
+/**
+ * The guide's answer to "How do I know the deal was fair?" (its questions
+ * begin with it), for the plain words on fair play.
+ * @param {TableState} state
+ */
+export function fairPlayGuide(state) {
+  return `${guideAddress(state)}#faq`;
+}
+
 /** @param {number} seat */
 export function seatLabel(seat) {
   return t("lobby.seat", { seat: seat + 1 });
@@ -46,7 +63,8 @@ export function seatLabel(seat) {
  * @param {number} seat
  */
 export function nameOf(state, seat) {
-  return state.names[seat] ?? seatLabel(seat);
+  const name = state.names[seat];
+  return name === null || name === undefined ? seatLabel(seat) : personName(name);
 }
 
 /** The names the history and the words use (every seat has one). @param {TableState} state */
@@ -101,6 +119,25 @@ export function renderWaiting() {
 }
 
 /**
+ * Another seat as a chip: its number, its name, the tiles it holds (before
+ * the badges: on a phone the row scrolls sideways, and the count a player
+ * watches was the part cut off the screen), partner and bot badges.
+ * @param {TableState} state
+ * @param {GameView["seats"][number]} s
+ * @param {boolean} playing
+ */
+function seatChip(state, s, playing) {
+  const view = /** @type {GameView} */ (state.view);
+  return el("span", {
+    class: `opponent${view.turn === s.seat ? " on-turn" : ""}${isPartner(state, s.seat) ? " partner" : ""}`,
+    dataset: { seat: String(s.seat) },
+  }, el("span", { class: "seat-number" }, `${s.seat + 1}`), " ", nameOf(state, s.seat),
+  playing ? el("span", { class: "tiles-left" }, ` · ${tilesText(s.tiles)}`) : null,
+  isPartner(state, s.seat) ? el("span", { class: "badge partner" }, t("partner")) : null,
+  s.bot ? botBadge(state, s.seat) : null);
+}
+
+/**
  * Everything the state shows.
  * @param {Page} page
  */
@@ -132,20 +169,39 @@ export function render(page) {
   turn.textContent = view.turn === seat && NARROW.matches ? t("table.yourTurnShort") : turnText;
   turn.title = turnText;
   renderClock(state);
-  const sides = sidesWords(state);
+  // Each seat once (the walk of a newcomer read "Bruno 0" beside "2 Bruno ·
+  // 7 tiles", and both partners twice in four seats).  A player among
+  // partners reads the sides as a score sheet does, "Us" and "Them", the
+  // seats after them in their order; otherwise each side's score stands
+  // beside its players: the reader by name, everyone else as a chip with
+  // the tiles they hold and their badges.
   const mySide = seat === null ? null : sideOf(view, seat);
-  $("scores").replaceChildren(...view.scores.map((points, side) => el("span", {
-    class: `side${side === mySide ? " mine" : ""}`, dataset: { side: String(side) },
-  }, sides[side], el("strong", {}, points))));
-  $("opponents").replaceChildren(...view.seats.filter((s) => s.seat !== seat).map((s) => el("span", {
-    class: `opponent${view.turn === s.seat ? " on-turn" : ""}${isPartner(state, s.seat) ? " partner" : ""}`,
-    dataset: { seat: String(s.seat) },
-  }, el("span", { class: "seat-number" }, `${s.seat + 1}`), " ", s.name ?? seatLabel(s.seat),
-  // The tiles left before the badges: on a phone the row scrolls sideways,
-  // and the count a player watches was the part cut off the screen.
-  playing ? el("span", { class: "tiles-left" }, ` · ${tilesText(s.tiles)}`) : null,
-  isPartner(state, s.seat) ? el("span", { class: "badge partner" }, t("partner")) : null,
-  s.bot ? botBadge(state, s.seat) : null)));
+  if (seat !== null && partnerships(view)) {
+    $("scores").replaceChildren(...view.scores.map((points, side) => el("span", {
+      class: `side${side === mySide ? " mine" : ""}`, dataset: { side: String(side) },
+    }, t(side === mySide ? "side.us" : "side.them"), el("strong", {}, points))));
+    $("opponents").replaceChildren(...view.seats.filter((s) => s.seat !== seat).map((s) => seatChip(state, s, playing)));
+    renderRest(page);
+    return;
+  }
+  $("opponents").replaceChildren();
+  $("scores").replaceChildren(...view.scores.map((points, side) => {
+    const members = view.seats.filter((s) => sideOf(view, s.seat) === side);
+    const people = members.flatMap((s, index) => [
+      index ? el("span", { class: "side-and" }, t("side.and")) : null,
+      s.seat === seat ? el("span", { class: "me" }, nameOf(state, s.seat)) : seatChip(state, s, playing)]);
+    return el("span", { class: `side${side === mySide ? " mine" : ""}`, dataset: { side: String(side) } },
+      ...people, el("strong", {}, points));
+  }));
+  renderRest(page);
+}
+
+/**
+ * The board, the hand and what goes with them.
+ * @param {Page} page
+ */
+function renderRest(page) {
+  const state = page.state;
   renderBoard(page);
   renderLastMoves(state);
   renderHand(page);
@@ -287,7 +343,7 @@ function renderHand(page) {
     const legal = mine && legalEnds(view, tile).length > 0;
     const hinted = state.hint !== null && sameTile(state.hint.tile, tile);
     const drawn = isDrawn(state, tile);
-    const picture = tileSvg(tile, tileText(tile));
+    const picture = tileSvg(tile);
     picture.setAttribute("aria-hidden", "true");
     // One name for a tile everywhere ("6-4"), "drawn" said too; selected as an option is.
     return el("button", {
@@ -437,14 +493,19 @@ export function renderClock(state) {
   const clock = $("clock");
   if (state.deadline === null || !state.view || state.view.turn === null) {
     clock.textContent = "";
+    clock.title = "";
     clock.classList.remove("low");
     return null;
   }
   const seconds = Math.max(0, Math.ceil((state.deadline - performance.now()) / 1000));
   // A long clock (a table against bots has minutes) reads as minutes: 4:59, not 299 s.
-  clock.textContent = seconds >= 60
-    ? t("table.clockMinutes", { m: Math.floor(seconds / 60), ss: String(seconds % 60).padStart(2, "0") })
-    : t("table.clock", { s: seconds });
+  const left = { s: seconds, m: Math.floor(seconds / 60), ss: String(seconds % 60).padStart(2, "0") };
+  const words = t(seconds >= 60 ? "table.clockMinutes" : "table.clock", left);
+  // A phone's row beside "Your turn" has room for the time alone ("4:59"):
+  // with "Clock: " it cut the count's sum in the row above (issue #25, CI).
+  clock.textContent = NARROW.matches
+    ? t(seconds >= 60 ? "table.clockMinutesShort" : "table.clockShort", left) : words;
+  clock.title = words;
   clock.classList.toggle("low", seconds <= 10);
   return seconds;
 }
@@ -459,6 +520,7 @@ function renderSpectators(state) {
 /** @type {HistoryLine[] | null} */
 let drawnHistory = null;
 let drawnLanguage = "";
+let drawnGameStart = 0;
 
 /**
  * One history line in the reader's words.
@@ -509,18 +571,27 @@ export function renderHistory(state, { force = false } = {}) {
   const language = document.documentElement.lang;
   const lines = state.history;
   const everyName = names(state);
-  const same = !force && drawnHistory !== null && language === drawnLanguage
+  // Where this game's lines begin: its hands' results open again from there
+  // (an earlier game's are its replay's to show).
+  let gameStart = lines.length;
+  while (gameStart > 0 && lines[gameStart - 1].kind !== "game-over") gameStart -= 1;
+  const same = !force && drawnHistory !== null && language === drawnLanguage && gameStart === drawnGameStart
     && drawnHistory.length <= lines.length && drawnHistory.every((line, i) => line === lines[i]);
   if (same && drawnHistory && drawnHistory.length === lines.length) return;
   const start = same && drawnHistory ? drawnHistory.length : 0;
   // A line that grew ("drew 2" -> "drew 3") is the same line told again.
-  const items = lines.slice(start).map((line) => {
+  const items = lines.slice(start).map((line, i) => {
     const { text, kind } = historyText(state, line, everyName);
-    return text ? el("li", { class: kind }, text) : null;
+    if (!text) return null;
+    const again = start + i >= gameStart && line.kind === "event" && line.event.type === "HandEnded"
+      ? el("button", { type: "button", class: "secondary small result-again", dataset: { resultHand: String(line.event.hand) } }, t("table.resultAgain"))
+      : null;
+    return el("li", { class: kind }, text, again ? " " : null, again);
   }).filter((item) => item !== null);
   if (start === 0) list.replaceChildren(...items);
   else list.append(...items);
   drawnHistory = lines;
   drawnLanguage = language;
+  drawnGameStart = gameStart;
   list.scrollTop = list.scrollHeight;
 }

@@ -4,10 +4,10 @@
 // the fairness proof; at the game's end the winner, the final scores, each
 // person's rating change and the ways on (rematch, a new game, the lobby).
 import { drawBoard, tileSvg } from "./board.js";
-import { api, el } from "./common.js";
+import { api, el, personName } from "./common.js";
 import { openDisputeDialog, receiptButton } from "./evidence.js";
 import { t, tileText } from "./i18n.js";
-import { $, nameOf, names, seatLabel, sidesWords } from "./table-render.js";
+import { $, fairPlayGuide, nameOf, names, seatLabel, sidesWords } from "./table-render.js";
 import { mySeat, myTurn } from "./table-state.js";
 
 /** @typedef {import("./table-render.js").Page} Page */
@@ -28,8 +28,8 @@ export function scoreLine(state, row) {
 }
 
 // What is on show now, so that a redraw with the same result keeps the box
-// (its scroll, its focus, the replay's board it fetched).
-/** @type {unknown} */
+// (its scroll, its focus, the replay's board it fetched), folded or not.
+/** @type {{hand: HandEnded | null, gameOver: GameEnded | null, game: number} | null} */
 let shown = null;
 let shownLanguage = "";
 let shownRatings = /** @type {unknown} */ (null);
@@ -43,15 +43,17 @@ export function renderResult(page) {
     if (!box.hidden) {
       box.hidden = true;
       box.replaceChildren();
+      box.classList.remove("folded");
     }
     shown = null;
     return;
   }
   const language = document.documentElement.lang;
-  if (shown !== result || shownLanguage !== language || shownRatings !== state.ratings) {
-    const again = shown === result && shownLanguage === language;
+  const same = shown !== null && shown.hand === result.hand && shown.gameOver === result.gameOver && shown.game === result.game;
+  if (!same || shownLanguage !== language || shownRatings !== state.ratings) {
+    const again = same && shownLanguage === language;
     const scroll = box.scrollTop;
-    box.replaceChildren(el("button", { type: "button", class: "secondary close-result", id: "close-result", "aria-label": t("table.close"), onclick: () => page.dispatch({ type: "close-result" }) }, "✕ ", t("table.close")));
+    box.replaceChildren(el("button", { type: "button", class: "secondary close-result", id: "close-result", "aria-label": t("table.close"), onclick: () => page.dispatch({ type: "close-result" }) }, "✕", el("span", { class: "close-word" }, ` ${t("table.close")}`)));
     if (result.gameOver) box.append(gameOverCard(page, result.gameOver));
     if (result.hand && result.gameOver) {
       // The game's end leads; the last hand's result is a click away (the felt holds both no more).
@@ -67,7 +69,49 @@ export function renderResult(page) {
     shownRatings = state.ratings;
     $("toast").hidden = true;
   }
+  renderFolded(page);
   renderNextHand(page);
+}
+
+// Folded (the reader's turn came in a later hand): one line in the felt's
+// bottom strip, the board and the hand free to play; the whole result a tap away.
+/** @param {Page} page */
+function renderFolded(page) {
+  const result = /** @type {NonNullable<TableState["result"]>} */ (page.state.result);
+  const box = $("result");
+  const wasFolded = box.classList.contains("folded");
+  box.classList.toggle("folded", result.folded);
+  box.querySelector("#result-strip")?.remove();
+  if (!result.folded) {
+    if (wasFolded) /** @type {HTMLElement | null} */ (box.querySelector("#close-result"))?.focus();
+    return;
+  }
+  // (focus left on a part now hidden would swallow the keys that play)
+  if (box.contains(document.activeElement)) /** @type {HTMLElement} */ (document.activeElement).blur();
+  // A phone scrolled down to read the result would have the board above the
+  // screen once it folds: the board comes back into view for the turn.
+  if (!wasFolded && $("board-frame").getBoundingClientRect().top < 0) $("board-frame").scrollIntoView({ block: "start" });
+  const summary = result.gameOver
+    ? `${t("table.gameOver")}: ${gameOverText(page.state, result.gameOver)}`
+    : result.hand ? t("table.handSummary", { hand: result.hand.hand, outcome: outcomeText(page.state, result.hand) }) : "";
+  box.prepend(el("div", { class: "result-strip", id: "result-strip" },
+    el("span", { class: "result-summary", title: summary }, summary),
+    el("button", { type: "button", class: "small", id: "open-result", onclick: () => page.dispatch({ type: "unfold-result" }) }, t("table.seeResult"))));
+}
+
+/**
+ * How a hand ended, in a sentence.
+ * @param {TableState} state
+ * @param {HandEnded} event
+ */
+function outcomeText(state, event) {
+  const everyName = names(state);
+  const blockedAward = state.awards.find((award) => award.hand === event.hand && award.reason === "blocked");
+  return event.outcome === "domino"
+    ? t("table.domino", { name: event.winner_seat === null ? "" : everyName[event.winner_seat] ?? "" })
+    : event.outcome === "blocked"
+      ? (blockedAward ? t("table.blockedWinner", { name: everyName[blockedAward.seat] ?? "", pips: event.pips[blockedAward.seat] }) : t("table.blocked"))
+      : t("table.targetReached");
 }
 
 // While the last hand's result is open, the next hand may begin (and the
@@ -98,12 +142,7 @@ function renderNextHand(page) {
 function handCard(page, event) {
   const state = page.state;
   const everyName = names(state);
-  const blockedAward = state.awards.find((award) => award.hand === event.hand && award.reason === "blocked");
-  const outcome = event.outcome === "domino"
-    ? t("table.domino", { name: event.winner_seat === null ? "" : everyName[event.winner_seat] ?? "" })
-    : event.outcome === "blocked"
-      ? (blockedAward ? t("table.blockedWinner", { name: everyName[blockedAward.seat] ?? "", pips: event.pips[blockedAward.seat] }) : t("table.blocked"))
-      : t("table.targetReached");
+  const outcome = outcomeText(state, event);
   const board = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   board.setAttribute("class", "layout final");
   board.setAttribute("role", "img");
@@ -112,8 +151,11 @@ function handCard(page, event) {
   // The last view may predate the hand's last play (it came in the same
   // append as the hand's end): the replay has the final board for sure.
   // (its tiles as big as its box allows, down to 8 px: it never scrolls)
-  const finalOptions = { last: state.lastTile, minTile: 8, maxTile: 36 };
-  const lastLayout = state.view && state.view.layout.lead ? state.view.layout : null;
+  // The last tile is this hand's only while it is the hand on view (a result
+  // reopened from the history is of an earlier hand).
+  const thisHand = Boolean(state.view && state.view.hand === event.hand);
+  const finalOptions = { last: thisHand ? state.lastTile : null, minTile: 8, maxTile: 36 };
+  const lastLayout = thisHand && state.view.layout.lead ? state.view.layout : null;
   if (lastLayout) drawBoard(board, lastLayout, finalOptions);
   api(`/tables/${encodeURIComponent(page.tableId)}/games/${state.game}/hands/${event.hand}/replay`)
     .then((replay) => {
@@ -122,7 +164,7 @@ function handCard(page, event) {
     .catch(() => {});
   const seats = event.hands.map((tiles, seat) => el("li", { dataset: { seat: String(seat) } },
     el("strong", {}, `${everyName[seat] ?? seatLabel(seat)}: `),
-    el("span", { class: "hand-tiles" }, ...tiles.map((tile) => tileSvg(tile, tileText(tile)))),
+    el("span", { class: "hand-tiles" }, ...tiles.map((tile) => tileSvg(tile))),
     ` ${t("table.pipsLeft", { pips: event.pips[seat] })}`));
   const sidesCount = state.view ? state.view.scores.length : event.pips.length;
   const sideOfSeat = (/** @type {number} */ seat) => (sidesCount === 2 && event.pips.length === 4 ? seat % 2 : seat);
@@ -145,6 +187,9 @@ function handCard(page, event) {
         el("ul", { class: "seat-hands" }, ...seats),
         el("h4", {}, t("table.sheet")),
         el("ul", { class: "score-lines", id: "hand-score-lines" }, ...rows, ...awards),
+        // In plain words first; the precise terms folded for those who check them.
+        el("p", { class: "fair-plain", id: "fair-plain" }, t("fair.sealed"), " ",
+          el("a", { href: fairPlayGuide(state), id: "fair-how" }, t("fair.how"))),
         el("details", { class: "fairness" },
           el("summary", {}, t("table.fairness")),
           el("p", {}, el("strong", {}, t("table.seed")), el("br"), el("span", { class: "seed", id: "revealed-seed" }, event.seed)),
@@ -176,11 +221,7 @@ function handEvidence(page, hand) {
 function gameOverCard(page, event) {
   const state = page.state;
   const sides = sidesWords(state);
-  const mine = mySeat(state);
-  const won = mine !== null && state.view !== null && event.winner_side !== null
-    && (state.view.scores.length === 2 && state.view.seats.length === 4 ? mine % 2 : mine) === event.winner_side;
-  const text = event.winner_side === null ? t("table.drawnGame")
-    : won ? t("table.youWin") : t("table.winner", { side: sides[event.winner_side] ?? `#${event.winner_side + 1}` });
+  const text = gameOverText(state, event);
   const scores = el("ol", { class: "final-scores", id: "final-scores" }, ...event.scores.map((points, side) => el("li", {
     class: side === event.winner_side ? "winner" : null, dataset: { side: String(side) },
   }, el("span", {}, sides[side] ?? `#${side + 1}`), " ", el("strong", {}, points))));
@@ -194,6 +235,20 @@ function gameOverCard(page, event) {
     scores,
     ratingsPart(page),
     el("div", { class: "game-over-ways" }, ...ways));
+}
+
+/**
+ * Who won the game, in a sentence.
+ * @param {TableState} state
+ * @param {GameEnded} event
+ */
+function gameOverText(state, event) {
+  const sides = sidesWords(state);
+  const mine = mySeat(state);
+  const won = mine !== null && state.view !== null && event.winner_side !== null
+    && (state.view.scores.length === 2 && state.view.seats.length === 4 ? mine % 2 : mine) === event.winner_side;
+  return event.winner_side === null ? t("table.drawnGame")
+    : won ? t("table.youWin") : t("table.winner", { side: sides[event.winner_side] ?? `#${event.winner_side + 1}` });
 }
 
 /**
@@ -227,10 +282,13 @@ function ratingsPart(page) {
     const delta = change.after - change.before;
     const sign = delta >= 0 ? "+" : "−";
     return el("li", { dataset: { seat: String(change.seat) }, class: delta >= 0 ? "up" : "down" },
-      el("span", {}, change.name), " ",
+      el("span", {}, personName(change.name)), " ",
       el("strong", { class: "delta" }, `${sign}${Math.abs(delta).toFixed(1)}`), " ",
       // One minus sign for both numbers (the walk read "−1.8 (now -1.8)" as two kinds).
       el("span", { class: "muted" }, t("table.ratingNow", { rating: change.after.toFixed(1).replace("-", "−") })));
-  })));
+  })),
+  // The number alone meant nothing to a first game's player ("−1.8 (now −1.8)"): its scale in words
+  // (muggins.projections.leaderboard: openskill's mu − 3 sigma, 0 for a newcomer).
+  el("p", { class: "muted rating-scale", id: "rating-scale" }, t("rating.scale")));
   return box;
 }

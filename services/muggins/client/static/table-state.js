@@ -34,6 +34,8 @@
  *   | {type: "cancel"}
  *   | {type: "played"}
  *   | {type: "close-result"}
+ *   | {type: "unfold-result"}
+ *   | {type: "show-result", hand: number}
  *   | {type: "ratings", game: number, ratings: RatingChanges | null, failed?: boolean}} PageAction
  */
 
@@ -98,7 +100,7 @@ export function initialState({ mode = "play", seat = null } = {}) {
     spectators: 0,
     /** @type {Record<number, string>} each hand's commitment (the seed's hash) */
     commitments: {},
-    /** @type {PointsScored[]} this hand's domino or blocked awards (for the reckoning) */
+    /** @type {PointsScored[]} this game's domino or blocked awards (for each hand's reckoning) */
     awards: [],
     /** @type {Record<number, SheetRow[]>} the score sheet: hand -> rows, this game */
     sheet: {},
@@ -122,7 +124,12 @@ export function initialState({ mode = "play", seat = null } = {}) {
     drawsSinceView: {},
     /** @type {HistoryLine[]} */
     history: [],
-    /** @type {{hand: HandEnded | null, gameOver: GameEnded | null, game: number} | null} the result over the board */
+    /**
+     * The result over the board; folded into a strip under it once the
+     * reader's turn comes in a later hand (their clock runs: the board and
+     * the hand must show), unfolded again with a tap.
+     * @type {{hand: HandEnded | null, gameOver: GameEnded | null, game: number, folded: boolean} | null}
+     */
     result: null,
     /** @type {HandEnded | null} a hand's end met in a catch-up, shown once it is over */
     pendingResult: null,
@@ -328,6 +335,17 @@ export function reduce(state, message, now = 0) {
       if (!state.result) return state;
       next.result = null;
       return next;
+    case "unfold-result":
+      if (!state.result?.folded) return state;
+      next.result = { ...state.result, folded: false };
+      return next;
+    case "show-result": {
+      // A hand of this game, from the history: its result again, over the board.
+      const ended = handEnded(state, message.hand);
+      if (!ended) return state;
+      next.result = { hand: ended, gameOver: null, game: state.game, folded: false };
+      return next;
+    }
     case "ratings":
       if (message.game !== state.result?.game) return state;
       next.ratings = { game: message.game, ratings: message.ratings, failed: Boolean(message.failed) };
@@ -403,7 +421,6 @@ function onEvent(next, event, by, parts) {
     case "HandStarted":
       addHistory(next, { kind: "hand", hand: event.hand });
       next.commitments = { ...next.commitments, [event.hand]: event.commitment };
-      next.awards = [];
       next.lastTile = null;
       next.lastMoves = {};
       next.lastMove = null;
@@ -461,7 +478,7 @@ function onEvent(next, event, by, parts) {
     case "HandEnded":
       addHistory(next, { kind: "event", event, by, forYou: false });
       if (live) {
-        next.result = { hand: event, gameOver: null, game: next.game };
+        next.result = { hand: event, gameOver: null, game: next.game, folded: false };
         next.notices = [...next.notices, { kind: "hand-over" }];
       } else {
         next.pendingResult = event;
@@ -470,7 +487,7 @@ function onEvent(next, event, by, parts) {
     case "GameEnded":
       addHistory(next, { kind: "event", event, by, forYou: false });
       if (live) {
-        next.result = { hand: next.result?.hand ?? lastHandEnded(next), gameOver: event, game: next.game };
+        next.result = { hand: next.result?.hand ?? lastHandEnded(next), gameOver: event, game: next.game, folded: false };
         next.ratings = null;
         next.notices = [...next.notices, { kind: "game-over" }];
       } else {
@@ -483,6 +500,20 @@ function onEvent(next, event, by, parts) {
       void unknown;
     }
   }
+}
+
+/**
+ * Hand `hand`'s end in this game's history (null if it is not there).
+ * @param {TableState} state
+ * @param {number} hand
+ */
+function handEnded(state, hand) {
+  for (let i = state.history.length - 1; i >= 0; i -= 1) {
+    const line = state.history[i];
+    if (line.kind === "game-over") return null; // an earlier game's
+    if (line.kind === "event" && line.event.type === "HandEnded" && line.event.hand === hand) return line.event;
+  }
+  return null;
 }
 
 /**
@@ -528,6 +559,12 @@ function setView(next, view) {
     next.drawn = next.drawn.filter((d) => d.turn >= next.turns - 1);
     const first = (view.tiles ?? []).findIndex((tile) => legalEnds(view, tile).length > 0);
     if (first >= 0) next.selected = first;
+    // The last hand's (or game's) result gives the board back while the
+    // reader's clock runs: a strip under it, the whole result a tap away.
+    const result = next.result;
+    if (result && !result.folded && (result.game !== next.game || result.hand?.hand !== view.hand)) {
+      next.result = { ...result, folded: true };
+    }
     if (!next.catchingUp) next.notices = [...next.notices, { kind: "turn" }];
   }
   next.wasMyTurn = mine;
@@ -550,10 +587,10 @@ function finishCatchUp(next) {
   next.catchingUp = false;
   const view = next.view;
   if (next.pendingResult && view && view.phase !== "playing") {
-    next.result = { hand: next.pendingResult, gameOver: null, game: next.game };
+    next.result = { hand: next.pendingResult, gameOver: null, game: next.game, folded: false };
   }
   if (next.pendingGameOver && view && view.phase === "game-over") {
-    next.result = { hand: next.result?.hand ?? next.pendingResult, gameOver: next.pendingGameOver, game: next.game };
+    next.result = { hand: next.result?.hand ?? next.pendingResult, gameOver: next.pendingGameOver, game: next.game, folded: false };
   }
   next.pendingResult = null;
   next.pendingGameOver = null;

@@ -13,7 +13,7 @@
 // pure), the page is drawn from the new state (table-render.js and its
 // neighbours), and what the message brought is told once (table-effects.js).
 import { fairnessCard, keepReceipts } from "./evidence.js";
-import { api, el, markTouch, playerIdentity, rememberIdentity, rememberName, savedName } from "./common.js";
+import { api, el, markTouch, nameToSitWith, seatKey as seatKeyOf, takeSeat } from "./common.js";
 import { language, t, tileText, translatePage } from "./i18n.js";
 import { playSound, soundSwitch } from "./sounds.js";
 import { createConnection } from "./table-connection.js";
@@ -21,7 +21,7 @@ import { openRules, openSheet, rulesList } from "./table-dialogs.js";
 import { hideToast, tell, toast } from "./table-effects.js";
 import { renderLife, lifeText } from "./table-life.js";
 import { renderChat, sendChat, setUpChat } from "./table-chat.js";
-import { $, NARROW, claimed, clearClaim, render, renderClock, renderHistory, seatLabel, showChosenEnd, tellLifeWith } from "./table-render.js";
+import { $, NARROW, claimed, fairPlayGuide, clearClaim, render, renderClock, renderHistory, seatLabel, showChosenEnd, tellLifeWith } from "./table-render.js";
 import { renderResult } from "./table-result.js";
 import { initialState, legalEnds, myTurn, reduce } from "./table-state.js";
 
@@ -32,7 +32,7 @@ import { initialState, legalEnds, myTurn, reduce } from "./table-state.js";
 const [, route, rawId] = location.pathname.split("/");
 const mode = route === "watch" ? "watch" : "play";
 const tableId = decodeURIComponent(rawId || "");
-const seatKey = `muggins.seat.${tableId}`;
+const seatKey = seatKeyOf(tableId);
 const infoPath = () => `/tables/${encodeURIComponent(tableId)}?lang=${language()}`;
 
 /** @type {Page} */
@@ -100,6 +100,7 @@ function receive(message) {
 
 function draw() {
   render(page);
+  showLinks();
   renderResult(page);
   renderLife(page);
   renderChat(page);
@@ -151,7 +152,7 @@ function showSit() {
   $("sit-title").textContent = info.title || info.preset;
   rulesList(page.state, $("rules"));
   const name = /** @type {HTMLInputElement} */ ($("name"));
-  name.value = name.value || savedName();
+  name.value = name.value || nameToSitWith();
   const free = info.seats.filter((s) => s.free);
   $("free-seats").replaceChildren(...free.map((s) => el("button", {
     type: "submit", value: String(s.seat), class: "sit-button", dataset: { seat: String(s.seat) },
@@ -169,22 +170,8 @@ async function sit(event) {
   if (Number.isNaN(seat) || !name) return;
   const error = $("sit-error");
   error.hidden = true;
-  /** @param {unknown} player */
-  const request = async (player) => api(`/tables/${encodeURIComponent(tableId)}/seats/${seat}`, {
-    method: "POST", body: JSON.stringify(player ? { name, player } : { name }),
-  });
   try {
-    let granted;
-    try {
-      granted = await request(playerIdentity());
-    } catch (problem) {
-      if (/** @type {any} */ (problem).status !== 403) throw problem;
-      localStorage.removeItem("muggins.player"); // an identity this server does not know
-      granted = await request(null);
-    }
-    rememberIdentity(granted.player_id, granted.player_secret);
-    rememberName(name);
-    localStorage.setItem(seatKey, JSON.stringify({ seat: granted.seat, token: granted.token }));
+    const granted = await takeSeat(tableId, seat, name);
     $("sit").hidden = true;
     $("fatal").hidden = true;
     dispatch({ type: "sat", seat: granted.seat, token: granted.token });
@@ -341,7 +328,25 @@ function askRatings() {
 
 // ------------------------------------------------------------------ start
 
-function showLinks() {
+// Whether someone may still sit here: a free seat before the game (the
+// table's info), a seat nobody holds in the game's view, or one given up.
+function seatFree() {
+  const { info, view, life } = page.state;
+  if (!info || info.status === "closed") return false;
+  if (!view) return info.seats.some((s) => s.free);
+  return view.seats.some((s) => s.name === null && !s.bot) || life?.choice === "seat";
+}
+
+/** @type {string | null} what the links card shows now (redrawn only when it changes) */
+let linksShown = null;
+
+// The links to send: to a free seat while there is one (a table of bots has
+// none: "invite a friend" there invited nobody), and to watch.
+function showLinks({ force = false } = {}) {
+  const free = seatFree();
+  const shown = `${free}/${language()}`;
+  if (!force && shown === linksShown) return;
+  linksShown = shown;
   const share = `${location.origin}/play/${encodeURIComponent(tableId)}`;
   const watch = `${location.origin}/watch/${encodeURIComponent(tableId)}`;
   /**
@@ -351,11 +356,13 @@ function showLinks() {
    */
   const row = (label, value, id) => el("div", {}, el("label", { for: id }, label),
     el("div", { class: "share" }, el("input", { type: "text", readonly: true, value, id })));
+  const invite = free ? row(t("table.share"), share, "share-link") : null;
+  const watching = row(t("table.watchLink"), watch, "watch-link");
   // A spectator's card leads with watching; the link to play comes last.
   const rows = mode === "watch"
-    ? [el("p", { id: "watching" }, t("table.spectating")), row(t("table.watchLink"), watch, "watch-link"), row(t("table.share"), share, "share-link")]
-    : [row(t("table.share"), share, "share-link"), row(t("table.watchLink"), watch, "watch-link")];
-  $("links-card").replaceChildren(...rows);
+    ? [el("p", { id: "watching" }, t("table.spectating")), watching, invite]
+    : [invite, watching];
+  $("links-card").replaceChildren(...rows.filter((r) => r !== null));
 }
 
 // The table's name and game ("Ana's table · All Fives · casual"), as the server words them (muggins.tables.names).
@@ -385,10 +392,10 @@ async function start() {
     }
     /** @type {any} */ (sound).refresh();
     labelTools();
-    showLinks();
+    showLinks({ force: true });
     showTitle();
     setUpChat(page);
-    fairness = fairnessCard($("fairness-card"), tableId);
+    fairness = fairnessCard($("fairness-card"), tableId, fairPlayGuide(page.state));
     if (!$("sit").hidden) showSit();
     renderHistory(page.state, { force: true });
     draw();
@@ -404,7 +411,7 @@ async function start() {
   showTitle();
   showLinks();
   setUpChat(page);
-  fairness = fairnessCard($("fairness-card"), tableId);
+  fairness = fairnessCard($("fairness-card"), tableId, fairPlayGuide(page.state));
   $("sit-form").addEventListener("submit", (event) => sit(/** @type {SubmitEvent} */ (event)));
   $("chat-form").addEventListener("submit", (event) => sendChat(page, /** @type {SubmitEvent} */ (event)));
   labelTools();
@@ -413,6 +420,13 @@ async function start() {
   $("sheet-button").addEventListener("click", () => openSheet(page.state));
   $("history-button").addEventListener("click", () => showHistory(!document.body.classList.contains("history-open")));
   $("history-close").addEventListener("click", () => showHistory(false));
+  // A hand's result again, from its line in the history.
+  $("log").addEventListener("click", (event) => {
+    const button = /** @type {HTMLElement} */ (event.target).closest("[data-result-hand]");
+    if (!(button instanceof HTMLElement)) return;
+    showHistory(false);
+    dispatch({ type: "show-result", hand: Number(button.dataset.resultHand) });
+  });
   $("hint-button").addEventListener("click", () => {
     if (connection.send({ type: "hint" }, { expectAnswer: false })) {
       $("hint-text").dataset.asked = "true";

@@ -1,0 +1,80 @@
+"""What a bot's step costs the scheduler: between two of its own moves a
+table's bot reads neither the table's stream nor the game's again (the due
+row's query tells which versions the store has, and the process holds them),
+and the expert thinks during its human-like pause, not after it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import Any
+
+from muggins.domain.codec import game_event
+from muggins.domain.streams import game_stream, table_stream
+from muggins.infra.embedded import EmbeddedNats
+from muggins.replay.record import StoredEvent
+from muggins.replay.verify import verify_game
+from muggins.tables.scheduler import THOUGHT_AHEAD
+from tests.support.service import Running, serve
+from tests.support.tables import create
+
+
+async def test_a_bots_steps_read_no_stream_this_process_holds(service: Running) -> None:
+    store = service.runtime.commands.store
+    assert store is service.runtime.seating.store  # one store: every read is counted
+    reads: Counter[str] = Counter()
+    read_stream = store.read_stream
+
+    async def counted(stream: str, *arguments: Any, **options: Any) -> Any:
+        reads[stream] += 1
+        return await read_stream(stream, *arguments, **options)
+
+    store.read_stream = counted  # type: ignore[method-assign, assignment]
+    try:
+        table = await create(service, bots=[{"seat": 0, "level": "greedy"},
+                                            {"seat": 1, "level": "greedy"}])
+        table_id = table["table_id"]
+        game = service.runtime.commands
+        for _ in range(400):  # two greedy bots at no pause: a hand in well under a second
+            known = game._games.get(game_stream(table_id, 1))
+            if known is not None and known.version >= 60:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the bots did not play 60 events")
+    finally:
+        store.read_stream = read_stream  # type: ignore[method-assign]
+    moves = known.version
+    # A few reads as the game begins (3 seen), never one a step: the
+    # scheduler before this read both streams at every step (45 each here).
+    assert reads[game_stream(table_id, 1)] <= 5, reads
+    assert reads[table_stream(table_id)] <= 5, reads
+    assert moves >= 60
+
+
+def _thought(outcome: str) -> float:
+    return THOUGHT_AHEAD.labels(outcome)._value.get()  # type: ignore[no-any-return]
+
+
+async def test_the_expert_thinks_during_its_pause_and_its_move_uses_that_thought(
+    database_url: str, nats_server: EmbeddedNats,
+) -> None:
+    used, wasted = _thought("used"), _thought("wasted")
+    async with serve(database_url, nats_server.url, bot_delay=0.3) as service:
+        table = await create(service, bots=[{"seat": 0, "level": "expert"},
+                                            {"seat": 1, "level": "greedy"}])
+        stream = game_stream(table["table_id"], 1)
+        for _ in range(400):
+            recorded = await service.runtime.commands.store.read_stream(stream)
+            if len(recorded) >= 30:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the bots did not play 30 events")
+    # Every expert move after the greedy bot's (its pause is the workers')
+    # took the decision thought during it; only the first of a hand, due at
+    # once after the deal's pause, may be thought anew.
+    assert _thought("used") - used >= 5
+    assert _thought("wasted") - wasted == 0  # each was thought for the version it met
+    verdict = verify_game([StoredEvent(r.stream_version, game_event(r)) for r in recorded])
+    assert verdict.ok, verdict.problems
