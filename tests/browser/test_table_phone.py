@@ -229,6 +229,10 @@ async def test_the_board_and_the_hand_fill_a_phone_and_nothing_jumps(
         if await page.locator("#close-result").count():
             await page.click("#close-result")
         await my_turn(page)
+        # A hand that ended while we waited lies folded over the strip, the
+        # last move under it by design (two CI runs judged it there): closed.
+        if await page.locator("#close-result").is_visible():
+            await page.click("#close-result")
         if await page.locator('#last-move .seat-move[data-seat="1"]').count():
             break
         await play_a_move(page)

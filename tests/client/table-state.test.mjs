@@ -199,6 +199,23 @@ test("the history keeps its newest lines, and a new game is marked in it", () =>
   assert.deepEqual(state.sheet, {});
 });
 
+test("the reader who went out and leads the next hand finds the result folded, with no view between the hands", () => {
+  let state = seated();
+  state = reduce(state, viewMessage(view({ hand: 1, turn: 0 })));
+  assert.equal(state.wasMyTurn, true);
+  // The reader's last tile, the hand's end and the next deal come as events
+  // with the next hand's view after them (the CI run where a result stayed
+  // over the board through the reader's whole turn).
+  const ended = { type: "HandEnded", hand: 1, outcome: "domino", winner_side: 0, winner_seat: 0, pips: [0, 7], hands: [[], [[1, 2]]], seed: "s" };
+  state = reduce(state, event({ type: "PointsScored", hand: 1, side: 0, seat: 0, points: 5, reason: "domino" }));
+  state = reduce(state, event(ended));
+  assert.equal(state.result.folded, false);
+  state = reduce(state, event({ type: "HandStarted", hand: 2, leader: 0, leader_reason: "winner", commitment: "c2", shuffle_version: 1 }));
+  state = reduce(state, viewMessage(view({ hand: 2, turn: 0 })));
+  assert.equal(state.result.folded, true);
+  assert.equal(state.result.hand, ended);
+});
+
 test("a hint for another version is stale, and an error is told (but not a stale view)", () => {
   const state = seated();
   assert.equal(reduce(state, { type: "hint", game: 1, version: 4, tile: [6, 4], end: null, scores_now: 10, expected_points: 3 }), state);

@@ -477,6 +477,10 @@ function onEvent(next, event, by, parts) {
     }
     case "HandEnded":
       addHistory(next, { kind: "event", event, by, forYou: false });
+      // The end of a hand ends every turn: when the reader who went out leads
+      // the next hand too, their turn comes round again (even with no view
+      // between the two, the hand's end and the next deal sent as one).
+      next.wasMyTurn = false;
       if (live) {
         next.result = { hand: event, gameOver: null, game: next.game, folded: false };
         next.notices = [...next.notices, { kind: "hand-over" }];
@@ -486,6 +490,7 @@ function onEvent(next, event, by, parts) {
       return;
     case "GameEnded":
       addHistory(next, { kind: "event", event, by, forYou: false });
+      next.wasMyTurn = false;
       if (live) {
         next.result = { hand: next.result?.hand ?? lastHandEnded(next), gameOver: event, game: next.game, folded: false };
         next.ratings = null;
