@@ -48,6 +48,7 @@ from pathlib import Path
 import httpx
 import msgspec
 import websockets
+from prometheus_client.parser import text_string_to_metric_families
 
 from muggins.domain.codec import game_event
 from muggins.eventstore.store import EventStore, create_pool
@@ -229,13 +230,12 @@ async def service_metrics(base_url: str) -> str:
 
 
 def labelled(metrics: str, name: str, label: str) -> dict[str, float]:
-    """The samples of ``name`` in a /metrics text, by the value of ``label``."""
-    values: dict[str, float] = {}
-    for line in metrics.splitlines():
-        if line.startswith(name + "{"):
-            labels, _, value = line.rpartition(" ")
-            values[labels.split(f'{label}="')[1].split('"')[0]] = float(value)
-    return values
+    """The samples named ``name`` in a /metrics text, by the value of ``label``
+    (prometheus_client's own parser reads the exposition format)."""
+    return {sample.labels[label]: sample.value
+            for family in text_string_to_metric_families(metrics)
+            for sample in family.samples
+            if sample.name == name and label in sample.labels}
 
 
 def over_100_ms(metrics: str,

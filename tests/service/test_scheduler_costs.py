@@ -6,14 +6,19 @@ and the expert thinks during its human-like pause, not after it."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import Counter
 from typing import Any
+
+import pytest
 
 from muggins.domain.codec import game_event
 from muggins.domain.streams import game_stream, table_stream
 from muggins.infra.embedded import EmbeddedNats
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
+from muggins.tables import scheduler as scheduler_module
+from muggins.tables.next_step import next_step
 from muggins.tables.scheduler import THOUGHT_AHEAD
 from tests.support.service import Running, serve
 from tests.support.tables import create
@@ -57,9 +62,19 @@ def _thought(outcome: str) -> float:
 
 
 async def test_the_expert_thinks_during_its_pause_and_its_move_uses_that_thought(
-    database_url: str, nats_server: EmbeddedNats,
+    database_url: str, nats_server: EmbeddedNats, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     used, wasted = _thought("used"), _thought("wasted")
+    # Who derives a table's next step: an append derives it once and hands
+    # it to the scheduler with its wake-up, so thinking ahead never derives
+    # it again (it did, once an append).
+    derived_by: Counter[str] = Counter()
+
+    def counted_next_step(*arguments: Any) -> Any:
+        derived_by[sys._getframe(1).f_code.co_name] += 1
+        return next_step(*arguments)
+
+    monkeypatch.setattr(scheduler_module, "next_step", counted_next_step)
     async with serve(database_url, nats_server.url, bot_delay=0.3) as service:
         table = await create(service, bots=[{"seat": 0, "level": "expert"},
                                             {"seat": 1, "level": "greedy"}])
@@ -76,5 +91,7 @@ async def test_the_expert_thinks_during_its_pause_and_its_move_uses_that_thought
     # once after the deal's pause, may be thought anew.
     assert _thought("used") - used >= 5
     assert _thought("wasted") - wasted == 0  # each was thought for the version it met
+    assert derived_by["_think_ahead"] == 0, derived_by
+    assert derived_by["_advance"] >= 5, derived_by
     verdict = verify_game([StoredEvent(r.stream_version, game_event(r)) for r in recorded])
     assert verdict.ok, verdict.problems

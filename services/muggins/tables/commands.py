@@ -41,7 +41,7 @@ from muggins.tables.errors import (
 )
 from muggins.tables.life_view import choices_from
 from muggins.tables.metrics import MOVES, BroadcastClock
-from muggins.tables.next_step import Timings, next_step
+from muggins.tables.next_step import Step, Timings, next_step
 from muggins.tables.seating import Seating, Table
 from muggins.tables.wakeups import Wakeups
 
@@ -136,10 +136,12 @@ class Commands:
             lock = self._locks[table_id] = asyncio.Lock()
         return lock
 
-    def _due_after(self, table: Table, state: GameState) -> Due:
-        """What the table must do next once these events are in (time 0: now)."""
+    def _due_after(self, table: Table, state: GameState) -> tuple[Step | None, Due]:
+        """What the table must do next once these events are in (time 0: now),
+        and its due row.  The step goes with the wake-up too: the scheduler
+        thinks a bot's move ahead from it rather than derive it again."""
         step = next_step(table.state, state, 0.0, self.timings)
-        return Due(table.state.table_id, None if step is None else max(0.0, step.after))
+        return step, Due(table.state.table_id, None if step is None else max(0.0, step.after))
 
     # ------------------------------------------------------------ commands
 
@@ -188,7 +190,7 @@ class Commands:
                             raise
                         as_known = False
                         continue
-                    due = self._due_after(table, new_state)
+                    step, due = self._due_after(table, new_state)
                     stream = game_stream(table_id, game.number)
                     try:
                         recorded = await self.store.append(
@@ -204,7 +206,7 @@ class Commands:
                     self._remember(stream, Game(game.number, new_version, new_state,
                                                 recorded[-1].recorded_at,
                                                 hand_events_after(game.hand_events, events)))
-                    self.wakeups.due(table_id, due.seconds)
+                    self.wakeups.due(table_id, due.seconds, step)
                     log.info("command applied", actor=actor, command=type(command).__name__,
                              game=game.number, version=new_version)
                     if reclaim:
@@ -307,7 +309,7 @@ class Commands:
         """The table's current game's first event (GameStarted), once."""
         table_id, number = table.state.table_id, table.state.game
         state, events = start_game(table.state.ruleset, table.state.players)
-        due = self._due_after(table, state)
+        step, due = self._due_after(table, state)
         stream = game_stream(table_id, number)
         try:
             recorded = await self.store.append(stream, 0, encoded_all(events),
@@ -316,7 +318,7 @@ class Commands:
             return  # started already (another process, or an earlier attempt)
         self._remember(stream, Game(number, recorded[-1].stream_version, state,
                                     recorded[-1].recorded_at, tuple(events)))
-        self.wakeups.due(table_id, due.seconds)
+        self.wakeups.due(table_id, due.seconds, step)
         log.info("game started", table=table_id, game=number)
 
     async def begin(self, table: Table) -> None:

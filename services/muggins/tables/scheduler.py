@@ -90,6 +90,8 @@ BUG_HOLD = 60.0
 #: Decisions thought ahead that may wait for their step at once (one per
 #: table; past it the oldest is dropped).
 MAX_THOUGHT_AHEAD = 10_000
+#: Tables whose last weighed versions _think_ahead keeps (the oldest forgotten first).
+MAX_WEIGHED = 10_000
 
 
 class Scheduler:
@@ -145,19 +147,23 @@ class Scheduler:
         #: (game, version, seat, level) it is for, and the thinking.
         self._thought: dict[str, tuple[tuple[int, int, int, BotLevel],
                                        asyncio.Task[AnyCommand]]] = {}
+        #: Per table, the versions (table, game number, game version) whose
+        #: next step _think_ahead has weighed.
+        self._weighed: dict[str, tuple[int, int, int]] = {}
         self._closing = False
         # Appends through seating and commands wake this process at once.
         (wakeups or seating.wakeups).listen(self.soon)
 
     # ------------------------------------------------------------ waking up
 
-    def soon(self, key: str, seconds: float | None) -> None:
-        """An append made ``key`` due in ``seconds``: try it then, here."""
+    def soon(self, key: str, seconds: float | None, step: Step | None = None) -> None:
+        """An append made ``key`` due in ``seconds``: try it then, here
+        (``step``: what is due, when the append derived it)."""
         if self._closing or seconds is None or seconds > QUICK_HORIZON:
             return
         if seconds > 0:
             try:
-                self._think_ahead(key, seconds)
+                self._think_ahead(key, seconds, step)
             except Exception as error:  # only a head start: never the append's failure
                 FAILURES.labels("think-ahead").inc()
                 log.error("could not think a bot's move ahead; it is thought when due",
@@ -197,7 +203,7 @@ class Scheduler:
 
     # ------------------------------------------------------------ thinking ahead
 
-    def _think_ahead(self, table_id: str, seconds: float) -> None:
+    def _think_ahead(self, table_id: str, seconds: float, step: Step | None = None) -> None:
         """If what is due in ``seconds`` is the expert's move, think it out
         now, from the table and game as this process just wrote them: the
         pause a bot waits as a person would is the workers' time to think,
@@ -209,7 +215,17 @@ class Scheduler:
         game = self.commands.known_game(table_id, table.state.game)
         if game is None or game.state is None:
             return
-        step = next_step(table.state, game.state, 0.0, self.timings)
+        # Each version of the table and its game is weighed once: a wake-up
+        # again at the same versions (a step rescheduled, a row not yet due)
+        # finds it weighed, thought or not.
+        versions = (table.version, game.number, game.version)
+        if self._weighed.get(table_id) == versions:
+            return
+        self._weighed[table_id] = versions
+        while len(self._weighed) > MAX_WEIGHED:
+            del self._weighed[next(iter(self._weighed))]
+        if step is None:  # a seat's change: derived here, from the same table and game
+            step = next_step(table.state, game.state, 0.0, self.timings)
         if step is None or step.kind != "bot-move" or step.seat is None:
             return
         level = self._level(table, step.seat)
@@ -464,7 +480,7 @@ class Scheduler:
             if step.after > 0:
                 await self.pool.execute(QUERIES["reschedule"], table_id, row["generation"],
                                         step.after)
-                self.soon(table_id, step.after)
+                self.soon(table_id, step.after, step)
                 return True
             if not await self._do(step, table, game):
                 return False

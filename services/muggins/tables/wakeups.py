@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-Listener = Callable[[str, float | None], None]
+from muggins.tables.next_step import Step
+
+#: (key, seconds, the step when the caller derived it: None leaves it to the listener)
+Listener = Callable[[str, float | None, Step | None], None]
 
 
 class Wakeups:
@@ -24,7 +27,8 @@ class Wakeups:
             raise RuntimeError("the wake-ups already have their listener")
         self._listener = listener
 
-    def due(self, key: str, seconds: float | None) -> None:
-        """An append made ``key`` due in ``seconds`` (None: not by the clock)."""
+    def due(self, key: str, seconds: float | None, step: Step | None = None) -> None:
+        """An append made ``key`` due in ``seconds`` (None: not by the clock);
+        ``step``, what is due, when the append derived it."""
         if self._listener is not None:
-            self._listener(key, seconds)
+            self._listener(key, seconds, step)
