@@ -15,7 +15,7 @@ from muggins.rules.commands import Play, StartHand
 from muggins.rules.game import play, start_game
 from muggins.rules.presets import preset
 from muggins.tables.bot_workers import AHEAD, DUE_NOW, BotWorkers, WorkerTurns
-from muggins.tables.metrics import BOT_DECISIONS
+from muggins.tables.metrics import BOT_BUDGET, BOT_DECISIONS
 
 STARTS_A_POOL_AND_DIES = """
 import asyncio, os
@@ -136,6 +136,12 @@ async def test_each_expert_decision_is_counted_as_full_or_shortened(
     await workers.move("expert", state, events, "seed")
     assert budgets == [200, 50]
     assert (counted("full") - full, counted("shortened") - shortened) == (1, 1)
+    # The last budget by when it was asked: one thought during the pause
+    # (its slack fits the queue) apart from one due now (shortened).
+    await workers.move("expert", state, events, "seed", slack_ms=800)
+    assert budgets[-1] == 200
+    assert BOT_BUDGET.labels("ahead")._value.get() == 200
+    assert BOT_BUDGET.labels("due-now")._value.get() == 50
     workers.close()
 
 

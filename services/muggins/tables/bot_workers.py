@@ -219,7 +219,10 @@ class BotWorkers:
         self.waiting += 1
         BOT_DECISIONS_WAITING.set(self.waiting)
         budget = self.budget(wanted, slack_ms)
-        BOT_BUDGET.set(budget)
+        # Apart by when it was asked: a decision thought during the pause
+        # has that slack too, and mostly gets the whole budget; the one due
+        # now is the one a busy site shortens first.
+        BOT_BUDGET.labels("ahead" if slack_ms > 0 else "due-now").set(budget)
         BOT_DECISIONS.labels("full" if budget >= wanted else "shortened").inc()
         try:
             return await self._searched(level, state, events, seed, budget,

@@ -39,7 +39,9 @@ OPEN_SOCKETS = Gauge("muggins_open_sockets", "Open sockets by kind (play, watch,
 BOT_DECISIONS_WAITING = Gauge("muggins_bot_decisions_waiting",
                               "Expert decisions asked of the bot workers and not answered yet")
 BOT_BUDGET = Gauge("muggins_bot_budget_ms",
-                   "The expert's thinking time per decision now (shortened under load)")
+                   "The thinking time the expert's last decision got (shortened under load), "
+                   "by when it was asked: due now, or ahead, during the bot's pause",
+                   ["asked"])
 BOT_DECISIONS = Counter("muggins_bot_decisions_total",
                         "Expert decisions, by whether they had their table's whole budget "
                         "(full) or a share of it because decisions queued (shortened)",
