@@ -18,7 +18,7 @@ from muggins.infra.embedded import EmbeddedNats
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
 from muggins.tables import scheduler as scheduler_module
-from muggins.tables.next_step import next_step
+from muggins.tables.next_step import Step, next_step
 from muggins.tables.scheduler import THOUGHT_AHEAD
 from tests.support.service import Running, serve
 from tests.support.tables import create
@@ -95,3 +95,43 @@ async def test_the_expert_thinks_during_its_pause_and_its_move_uses_that_thought
     assert derived_by["_advance"] >= 5, derived_by
     verdict = verify_game([StoredEvent(r.stream_version, game_event(r)) for r in recorded])
     assert verdict.ok, verdict.problems
+
+
+async def test_a_step_derived_before_another_append_is_derived_again(
+    database_url: str, nats_server: EmbeddedNats,
+) -> None:
+    """A wake-up's step counts only at the versions it was derived at: a seat
+    taken over (or back) between an append and its wake-up changes what is
+    due, and the scheduler derives it again rather than trust the old one."""
+    async with serve(database_url, nats_server.url, bot_delay=4.0) as service:
+        scheduler = service.runtime.scheduler
+        assert scheduler is not None
+        table = await create(service, bots=[{"seat": 0, "level": "expert"},
+                                            {"seat": 1, "level": "expert"}])
+        table_id = table["table_id"]
+        for _ in range(200):  # dealt, and the leader's move thought during its 4 s pause
+            if table_id in scheduler._thought:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the expert did not think its first move ahead")
+        known = service.runtime.seating.known(table_id)
+        assert known is not None
+        game = service.runtime.commands.known_game(table_id, known.state.game)
+        assert game is not None and game.state is not None and game.state.hand is not None
+        versions = (known.version, game.number, game.version)
+        seat = game.state.hand.turn
+        wrong = Step("clock-out", 4.0, seat)  # what a person's seat would have been due
+
+        def forgotten() -> None:
+            scheduler._forget_thought(table_id)
+            scheduler._weighed.pop(table_id, None)
+
+        # Derived at other versions: derived again, and the expert thinks.
+        forgotten()
+        scheduler.soon(table_id, 4.0, (wrong, (versions[0] - 1, versions[1], versions[2])))
+        assert table_id in scheduler._thought
+        # Derived at these very versions: taken as it is (nothing to think).
+        forgotten()
+        scheduler.soon(table_id, 4.0, (wrong, versions))
+        assert table_id not in scheduler._thought

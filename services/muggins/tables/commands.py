@@ -206,7 +206,8 @@ class Commands:
                     self._remember(stream, Game(game.number, new_version, new_state,
                                                 recorded[-1].recorded_at,
                                                 hand_events_after(game.hand_events, events)))
-                    self.wakeups.due(table_id, due.seconds, step)
+                    self.wakeups.due(table_id, due.seconds, None if step is None else
+                                     (step, (table.version, game.number, new_version)))
                     log.info("command applied", actor=actor, command=type(command).__name__,
                              game=game.number, version=new_version)
                     if reclaim:
@@ -318,7 +319,8 @@ class Commands:
             return  # started already (another process, or an earlier attempt)
         self._remember(stream, Game(number, recorded[-1].stream_version, state,
                                     recorded[-1].recorded_at, tuple(events)))
-        self.wakeups.due(table_id, due.seconds, step)
+        self.wakeups.due(table_id, due.seconds, None if step is None else
+                         (step, (table.version, number, recorded[-1].stream_version)))
         log.info("game started", table=table_id, game=number)
 
     async def begin(self, table: Table) -> None:

@@ -61,7 +61,7 @@ from muggins.tables.next_step import Step, Timings, next_step, turn_began
 from muggins.tables.presence import LIFE_SECONDS, Presence
 from muggins.tables.seals import Seals
 from muggins.tables.seating import Seating, Table
-from muggins.tables.wakeups import Wakeups
+from muggins.tables.wakeups import DerivedStep, Wakeups
 
 QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 log = structlog.get_logger(__name__)
@@ -156,14 +156,14 @@ class Scheduler:
 
     # ------------------------------------------------------------ waking up
 
-    def soon(self, key: str, seconds: float | None, step: Step | None = None) -> None:
+    def soon(self, key: str, seconds: float | None, derived: DerivedStep | None = None) -> None:
         """An append made ``key`` due in ``seconds``: try it then, here
-        (``step``: what is due, when the append derived it)."""
+        (``derived``: what is due and at which versions, when the append derived it)."""
         if self._closing or seconds is None or seconds > QUICK_HORIZON:
             return
         if seconds > 0:
             try:
-                self._think_ahead(key, seconds, step)
+                self._think_ahead(key, seconds, derived)
             except Exception as error:  # only a head start: never the append's failure
                 FAILURES.labels("think-ahead").inc()
                 log.error("could not think a bot's move ahead; it is thought when due",
@@ -203,7 +203,8 @@ class Scheduler:
 
     # ------------------------------------------------------------ thinking ahead
 
-    def _think_ahead(self, table_id: str, seconds: float, step: Step | None = None) -> None:
+    def _think_ahead(self, table_id: str, seconds: float,
+                     derived: DerivedStep | None = None) -> None:
         """If what is due in ``seconds`` is the expert's move, think it out
         now, from the table and game as this process just wrote them: the
         pause a bot waits as a person would is the workers' time to think,
@@ -221,19 +222,21 @@ class Scheduler:
         versions = (table.version, game.number, game.version)
         if self._weighed.get(table_id) == versions:
             return
-        self._weighed[table_id] = versions
-        while len(self._weighed) > MAX_WEIGHED:
-            del self._weighed[next(iter(self._weighed))]
-        if step is None:  # a seat's change: derived here, from the same table and game
+        if derived is not None and derived[1] == versions:
+            step: Step | None = derived[0]
+        else:  # a seat's change, or another append since: derived here, from these versions
             step = next_step(table.state, game.state, 0.0, self.timings)
         if step is None or step.kind != "bot-move" or step.seat is None:
+            self._weigh(table_id, versions)
             return
         level = self._level(table, step.seat)
         if level not in BUDGETED:  # the other levels decide in milliseconds
+            self._weigh(table_id, versions)
             return
         key = (game.number, game.version, step.seat, level)
         thought = self._thought.get(table_id)
         if thought is not None and thought[0] == key:
+            self._weigh(table_id, versions)
             return  # told twice of one version: it is being thought already
         self._forget_thought(table_id)
         task = asyncio.get_running_loop().create_task(
@@ -241,8 +244,19 @@ class Scheduler:
                            table.state.bot_budget_ms, slack_ms=1000 * seconds),
             context=contextvars.Context())
         self._thought[table_id] = (key, task)
+        self._weigh(table_id, versions)
         while len(self._thought) > MAX_THOUGHT_AHEAD:
             self._forget_thought(next(iter(self._thought)))
+
+    def _weigh(self, table_id: str, versions: tuple[int, int, int]) -> None:
+        """Note that these versions of the table and its game were weighed
+        for a thought ahead: a wake-up again at them (a step rescheduled, a
+        row not yet due) does nothing.  Noted only once weighed whole, so a
+        failure midway is weighed again at the next wake-up."""
+        self._weighed.pop(table_id, None)  # the newest last: the oldest go first
+        self._weighed[table_id] = versions
+        while len(self._weighed) > MAX_WEIGHED:
+            del self._weighed[next(iter(self._weighed))]
 
     def _forget_thought(self, table_id: str) -> None:
         """Drop a thought its table moved on from.  Not cancelled: a worker
@@ -480,7 +494,8 @@ class Scheduler:
             if step.after > 0:
                 await self.pool.execute(QUERIES["reschedule"], table_id, row["generation"],
                                         step.after)
-                self.soon(table_id, step.after, step)
+                self.soon(table_id, step.after, None if game is None else
+                          (step, (table.version, game.number, game.version)))
                 return True
             if not await self._do(step, table, game):
                 return False

@@ -13,8 +13,13 @@ from collections.abc import Callable
 
 from muggins.tables.next_step import Step
 
+#: A step as its append derived it, with the versions it was derived at:
+#: (table version, game number, game version).  Another append may come
+#: between the derivation and the wake-up (a seat taken over): a listener
+#: uses the step only at those very versions.
+DerivedStep = tuple[Step, tuple[int, int, int]]
 #: (key, seconds, the step when the caller derived it: None leaves it to the listener)
-Listener = Callable[[str, float | None, Step | None], None]
+Listener = Callable[[str, float | None, DerivedStep | None], None]
 
 
 class Wakeups:
@@ -27,8 +32,8 @@ class Wakeups:
             raise RuntimeError("the wake-ups already have their listener")
         self._listener = listener
 
-    def due(self, key: str, seconds: float | None, step: Step | None = None) -> None:
+    def due(self, key: str, seconds: float | None, derived: DerivedStep | None = None) -> None:
         """An append made ``key`` due in ``seconds`` (None: not by the clock);
-        ``step``, what is due, when the append derived it."""
+        ``derived``, what is due and at which versions, when the append derived it."""
         if self._listener is not None:
-            self._listener(key, seconds, step)
+            self._listener(key, seconds, derived)
