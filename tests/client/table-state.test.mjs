@@ -199,6 +199,24 @@ test("the history keeps its newest lines, and a new game is marked in it", () =>
   assert.deepEqual(state.sheet, {});
 });
 
+/**
+ * Hand 1 won by domino at `winner` (its award and its end), then hand 2 dealt
+ * with the winner to lead: the state and the HandEnded event.
+ */
+function firstHandWonBy(state, winner) {
+  const loser = 1 - winner;
+  const hands = [[], []];
+  hands[loser] = [[1, 2]];
+  const pips = [0, 0];
+  pips[loser] = 7;
+  const ended = { type: "HandEnded", hand: 1, outcome: "domino", winner_side: winner, winner_seat: winner, pips, hands, seed: "s" };
+  state = reduce(state, event({ type: "PointsScored", hand: 1, side: winner, seat: winner, points: 5, reason: "domino" }));
+  state = reduce(state, event(ended));
+  assert.equal(state.result.folded, false);
+  state = reduce(state, event({ type: "HandStarted", hand: 2, leader: winner, leader_reason: "winner", commitment: "c2", shuffle_version: 1 }));
+  return { state, ended };
+}
+
 test("the reader who went out and leads the next hand finds the result folded, with no view between the hands", () => {
   let state = seated();
   state = reduce(state, viewMessage(view({ hand: 1, turn: 0 })));
@@ -206,11 +224,8 @@ test("the reader who went out and leads the next hand finds the result folded, w
   // The reader's last tile, the hand's end and the next deal come as events
   // with the next hand's view after them (the CI run where a result stayed
   // over the board through the reader's whole turn).
-  const ended = { type: "HandEnded", hand: 1, outcome: "domino", winner_side: 0, winner_seat: 0, pips: [0, 7], hands: [[], [[1, 2]]], seed: "s" };
-  state = reduce(state, event({ type: "PointsScored", hand: 1, side: 0, seat: 0, points: 5, reason: "domino" }));
-  state = reduce(state, event(ended));
-  assert.equal(state.result.folded, false);
-  state = reduce(state, event({ type: "HandStarted", hand: 2, leader: 0, leader_reason: "winner", commitment: "c2", shuffle_version: 1 }));
+  let ended;
+  ({ state, ended } = firstHandWonBy(state, 0));
   state = reduce(state, viewMessage(view({ hand: 2, turn: 0 })));
   assert.equal(state.result.folded, true);
   assert.equal(state.result.hand, ended);
@@ -226,12 +241,9 @@ test("a hint for another version is stale, and an error is told (but not a stale
 
 test("a hand's result folds into a strip when the reader's turn comes in the next hand, and opens again with a tap", () => {
   let state = seated(); // Bruno on turn in hand 1
-  const ended = { type: "HandEnded", hand: 1, outcome: "domino", winner_side: 1, winner_seat: 1, pips: [7, 0], hands: [[[1, 2]], []], seed: "s" };
-  state = reduce(state, event({ type: "PointsScored", hand: 1, side: 1, seat: 1, points: 5, reason: "domino" }));
-  state = reduce(state, event(ended));
-  assert.equal(state.result.folded, false);
+  let ended;
+  ({ state, ended } = firstHandWonBy(state, 1));
   // The next hand begins with Bruno on turn: the result stays open (no clock of the reader's runs).
-  state = reduce(state, event({ type: "HandStarted", hand: 2, leader: 1, leader_reason: "winner", commitment: "c2", shuffle_version: 1 }));
   state = reduce(state, viewMessage(view({ hand: 2, turn: 1 })));
   assert.equal(state.result.folded, false);
   // The reader's turn: folded, the result kept whole.
