@@ -301,6 +301,10 @@ function renderLastMoves(state) {
   strip.replaceChildren(...(leading
     ? [el("span", { class: "you-lead" }, t(free ? "table.youLead" : "table.youLeadThis"))] : parts));
   strip.title = strip.textContent ?? "";
+  // The last hand's result, folded, lies in this strip: over an empty board
+  // it moves up onto the felt, so that "You lead" stays read (the winner who
+  // leads the next hand found only "Your turn" and the folded result).
+  $("felt").classList.toggle("leading", Boolean(leading));
 }
 
 // The board in words, for screen readers: each open end, the count; the
