@@ -395,8 +395,10 @@ function attempt(plan, W, H, lx, ly, budget, level = 0, guide = null) {
         if (!from) return null; // an arm whose root was never laid: not a board we know
         const spinner = spinnerAt.get(`${step.arm}/${step.index}`);
         const rigid = from.straightOnly || Boolean(spinner);
-        let choices = options(from, isDouble(step.tile), rigid, level >= 4 && !spinner && laid[from.anchor]?.spinner)
-          .map((choice, pick) => ({ ...choice, pick }));
+        let choices = options(from, isDouble(step.tile), rigid, level >= 4 && !spinner && laid[from.anchor]?.spinner);
+        // Numbered in place (options makes them afresh each call): a copy of
+        // each, with its number spread in, was a third of a search's time.
+        for (let pick = 0; pick < choices.length; pick++) choices[pick].pick = pick;
         // A spinner of every double (its arms are "arm 5", "arm 6": no up or
         // down to keep) may open the other way round when its arms would
         // run into a neighbour's.
