@@ -33,6 +33,8 @@ SMOKES = [
     pytest.param("bench_costly_floods", "smoke run: ok", marks=pytest.mark.servers),
     pytest.param("bench_restarts", "smoke run: ok", marks=pytest.mark.servers),
     pytest.param("bench_expert", "smoke run: ok"),
+    # Under node, as tests/client's own tests (the fast tier has it too).
+    pytest.param("bench_layout", "smoke run: ok"),
 ]
 #: Seconds a smoke run may take, on a machine busy with the rest of the suite.
 TIMEOUT = 120
