@@ -4,7 +4,9 @@ Seating and Commands are given one ``Wakeups`` when they are built and call
 ``due(key, seconds)`` after an append that wrote a ``due`` row; the
 scheduler, built after them, is the one listener.  The due row in the
 database is what counts (any process finds it); this is only the quick path
-that lets a bot answer now instead of at the next poll.
+that lets a bot answer now instead of at the next poll.  Commands also hand
+over the step they derived for that row, with the versions it was derived
+at, so that the scheduler thinks a bot's move ahead without deriving it again.
 """
 
 from __future__ import annotations
