@@ -12,6 +12,7 @@ installed.
     python3 deploy/dev.py test --fast  # ... and only the tests that need no server
     MUGGINS_TEST_WORKERS=0 python3 deploy/dev.py test tests/rules  # one process, some tests
     python3 deploy/dev.py bench    # the benchmarks (installs their extras)
+    python3 deploy/dev.py bench layout --against HEAD~5   # one, with its options
     python3 deploy/dev.py cluster up|down|status   # the whole site on this machine
 
 ``test`` also installs the Debian packages the tests need (Chromium for the
@@ -159,9 +160,13 @@ def test(args: list[str]) -> int:
 
 
 def bench(args: list[str]) -> int:
-    """Run tests/benchmarks/bench_NAME.py for each NAME given (all without names)."""
+    """Run tests/benchmarks/bench_NAME.py for each NAME given (all without
+    names); what follows the first option is passed to each
+    (``bench layout --against REV``)."""
     ensure_environment("dev,bench")
     folder = ROOT / "tests" / "benchmarks"
+    first_option = next((i for i, arg in enumerate(args) if arg.startswith("-")), len(args))
+    args, options = args[:first_option], args[first_option:]
     if args:
         scripts = [folder / f"bench_{name}.py" for name in args]
     else:
@@ -172,7 +177,7 @@ def bench(args: list[str]) -> int:
             print(f"no benchmark {script.name}")
             return 2
         module = f"tests.benchmarks.{script.stem}"  # a module: the repository is on the path
-        worst = max(worst, _run(str(PYTHON), "-m", module))
+        worst = max(worst, _run(str(PYTHON), "-m", module, *options))
     return worst
 
 

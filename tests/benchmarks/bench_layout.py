@@ -41,11 +41,15 @@ def main() -> int:
     hands = bench_setting("LAYOUT_HANDS", "6", smoke="1")
     with tempfile.TemporaryDirectory() as folder:
         modules = [str(LAYOUT)]
-        if against is not None:
-            before = Path(folder, "layout-before.mjs")
-            before.write_text(subprocess.run(
+        if against:
+            shown = subprocess.run(
                 ["git", "show", f"{against}:services/muggins/client/static/layout.js"],
-                cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+                cwd=ROOT, capture_output=True, text=True, check=False)
+            if shown.returncode != 0:
+                print(f"no layout at {against}: {shown.stderr.strip()}")
+                return 2
+            before = Path(folder, "layout-before.mjs")
+            before.write_text(shown.stdout)
             modules.append(str(before))
         result = subprocess.run([node, str(SCRIPT), str(hands), *modules],
                                 capture_output=True, text=True, check=False)

@@ -29,7 +29,8 @@ class Wakeups:
         self._listener: Listener | None = None
 
     def listen(self, listener: Listener) -> None:
-        """``listener(key, seconds)`` is told of every due step from now on (one listener)."""
+        """``listener(key, seconds, derived)`` is told of every due step from now
+        on (one listener)."""
         if self._listener is not None:
             raise RuntimeError("the wake-ups already have their listener")
         self._listener = listener
