@@ -217,6 +217,21 @@ function firstHandWonBy(state, winner) {
   return { state, ended };
 }
 
+test("the reader's turn comes round after a move with no view between (a bot that answers at once)", () => {
+  let state = seated();
+  state = reduce(state, viewMessage(view({ hand: 1, turn: 0 })));
+  const turns = state.turns;
+  // Ana plays and Bruno answers before any view: the next view is Ana's turn again.
+  state = reduce(state, event({ type: "TilePlayed", hand: 1, seat: 0, tile: [6, 4], end: null, count: 10, claim: null }));
+  state = reduce(state, event({ type: "TilePlayed", hand: 1, seat: 1, tile: [4, 1], end: 1, count: 7, claim: null }));
+  state = reduce(state, viewMessage(view({ hand: 1, turn: 0 })));
+  assert.equal(state.turns, turns + 1);
+  assert.ok(state.notices.some((notice) => notice.kind === "turn"), JSON.stringify(state.notices));
+  // The same view again is no new turn.
+  const again = reduce(state, viewMessage(view({ hand: 1, turn: 0 })));
+  assert.equal(again.turns, turns + 1);
+});
+
 test("the reader who went out and leads the next hand finds the result folded, with no view between the hands", () => {
   let state = seated();
   state = reduce(state, viewMessage(view({ hand: 1, turn: 0 })));

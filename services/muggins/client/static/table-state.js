@@ -441,6 +441,10 @@ function onEvent(next, event, by, parts) {
       next.lastParts = parts ? { parts, count: event.count } : null;
       moved(next, event.seat, { kind: "play", hand: event.hand, tile: event.tile, end: event.end, count: event.count });
       if (event.seat === mySeat(next)) next.drawn = next.drawn.filter((d) => !sameTile(d.tile, event.tile));
+      // A play ends the turn it was made in: the reader's next turn comes
+      // round even when no view came between (a bot that answers at once,
+      // an opponent's forced pass sent with the play: no "your turn" sound).
+      next.wasMyTurn = false;
       return;
     }
     case "TileDrawn": {
@@ -466,6 +470,7 @@ function onEvent(next, event, by, parts) {
       addHistory(next, { kind: "event", event, by, forYou: false });
       moved(next, event.seat, { kind: "pass", hand: event.hand });
       if (live) next.notices = [...next.notices, { kind: "passed", seat: event.seat }];
+      next.wasMyTurn = false; // (as a play)
       return;
     case "PointsScored": {
       addHistory(next, { kind: "event", event, by, forYou: false });
