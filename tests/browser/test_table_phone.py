@@ -628,3 +628,48 @@ async def test_the_next_hand_on_your_turn_folds_the_result_off_the_board(
     await expect(page.locator("#result")).to_be_hidden()
     # A tile clicked plays (the turn was never lost to the result).
     assert await play_a_move(page)
+
+
+@pytest.mark.parametrize(("lang", "name"), [
+    ("en", "table-four-seats-phone-en.png"), ("es", "table-four-seats-phone-es.png"),
+])
+async def test_four_seats_are_all_on_a_phones_screen(
+    pages: Pages, service: Running, tmp_path: Path, lang: str, name: str,
+) -> None:
+    """The seats row of four seats scrolled sideways on a phone (noticed in
+    the last notes): the last seat's tiles were off the screen.  With
+    partners, the three other seats are small cards side by side under the
+    sides' scores, each with its name, its tiles left and its badges."""
+    table = await create(service, preset="playelephant", seats=4, partnerships=True,
+                         bots=[{"seat": 1}, {"seat": 2}, {"seat": 3}])
+    table_id = table["table_id"]
+    granted = await sit_by_api(service, table_id, 0, "Ana")
+    seat = json.dumps({"seat": 0, "token": granted["token"]})
+    page = await pages.open(
+        f"/play/{table_id}?lang={lang}", locale="es-ES" if lang == "es" else "en-GB",
+        before=lambda p: p.add_init_script(
+            f"localStorage.setItem('muggins.seat.{table_id}', {json.dumps(seat)})"),
+        **PHONE)
+    await my_turn(page)
+    cards = page.locator(".opponent")
+    await expect(cards).to_have_count(3)
+    await expect(page.locator(".opponent .tiles-left")).to_have_count(3)
+    row = await rect(page, ".seats-row")
+    scrolled = await page.evaluate("""() => {
+        const row = document.querySelector('.seats-row');
+        return row.scrollWidth - row.clientWidth; }""")
+    assert scrolled <= 0, scrolled  # nothing beside the screen
+    for card in await cards.all():
+        box = await card.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+        tiles = await card.locator(".tiles-left").bounding_box()
+        assert tiles is not None and tiles["x"] + tiles["width"] <= box["x"] + box["width"] + 0.5, (
+            tiles, box)
+        await expect(card.locator(".tiles-left")).to_have_text(re.compile(r"\d+ (tiles|fichas)"))
+    await expect(page.locator(".opponent.partner .badge.partner")).to_have_count(1)
+    # The row stays small (the scores' line and cards of up to three lines:
+    # a partner's has two badges): the board still starts high on the screen.
+    assert row["height"] <= 110, row
+    assert (await rect(page, "#board-frame"))["y"] < 260
+    await page.evaluate("() => window.scrollTo(0, 0)")
+    await screenshot(page, shot(tmp_path, name))

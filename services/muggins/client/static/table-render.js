@@ -121,7 +121,9 @@ export function renderWaiting() {
 /**
  * Another seat as a chip: its number, its name, the tiles it holds (before
  * the badges: on a phone the row scrolls sideways, and the count a player
- * watches was the part cut off the screen), partner and bot badges.
+ * watches was the part cut off the screen), partner and bot badges.  The
+ * name and the rest apart, so that a phone with three other seats can show
+ * each as a small card of two lines (style.css).
  * @param {TableState} state
  * @param {GameView["seats"][number]} s
  * @param {boolean} playing
@@ -131,10 +133,11 @@ function seatChip(state, s, playing) {
   return el("span", {
     class: `opponent${view.turn === s.seat ? " on-turn" : ""}${isPartner(state, s.seat) ? " partner" : ""}`,
     dataset: { seat: String(s.seat) },
-  }, el("span", { class: "seat-number" }, `${s.seat + 1}`), " ", nameOf(state, s.seat),
-  playing ? el("span", { class: "tiles-left" }, ` · ${tilesText(s.tiles)}`) : null,
-  isPartner(state, s.seat) ? el("span", { class: "badge partner" }, t("partner")) : null,
-  s.bot ? botBadge(state, s.seat) : null);
+  }, el("span", { class: "seat-number" }, `${s.seat + 1}`), " ", el("span", { class: "seat-name" }, nameOf(state, s.seat)),
+  el("span", { class: "seat-details" },
+    playing ? el("span", { class: "tiles-left" }, el("span", { class: "separator" }, " · "), tilesText(s.tiles)) : null,
+    isPartner(state, s.seat) ? el("span", { class: "badge partner" }, t("partner")) : null,
+    s.bot ? botBadge(state, s.seat) : null));
 }
 
 /**
