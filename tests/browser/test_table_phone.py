@@ -43,9 +43,11 @@ COVERED = """() => {
 
 
 async def seated_page(pages: Pages, service: Running, size: dict[str, Any], lang: str,
+                      bots: list[dict[str, Any]] | None = None,
                       **spec: Any) -> tuple[Page, str]:
-    """A table against the greedy bot, Ana seated (by the API), her page open."""
-    table = await create(service, bots=[{"seat": 1}], **spec)
+    """A table against the greedy bot (or ``bots``), Ana seated (by the API)
+    at seat 0, her page open."""
+    table = await create(service, bots=bots or [{"seat": 1}], **spec)
     table_id = table["table_id"]
     granted = await sit_by_api(service, table_id, 0, "Ana")
     seat = json.dumps({"seat": 0, "token": granted["token"]})
@@ -640,16 +642,9 @@ async def test_four_seats_are_all_on_a_phones_screen(
     the last notes): the last seat's tiles were off the screen.  With
     partners, the three other seats are small cards side by side under the
     sides' scores, each with its name, its tiles left and its badges."""
-    table = await create(service, preset="playelephant", seats=4, partnerships=True,
-                         bots=[{"seat": 1}, {"seat": 2}, {"seat": 3}])
-    table_id = table["table_id"]
-    granted = await sit_by_api(service, table_id, 0, "Ana")
-    seat = json.dumps({"seat": 0, "token": granted["token"]})
-    page = await pages.open(
-        f"/play/{table_id}?lang={lang}", locale="es-ES" if lang == "es" else "en-GB",
-        before=lambda p: p.add_init_script(
-            f"localStorage.setItem('muggins.seat.{table_id}', {json.dumps(seat)})"),
-        **PHONE)
+    page, _ = await seated_page(pages, service, PHONE, lang, preset="playelephant", seats=4,
+                                partnerships=True,
+                                bots=[{"seat": 1}, {"seat": 2}, {"seat": 3}])
     await my_turn(page)
     cards = page.locator(".opponent")
     await expect(cards).to_have_count(3)
