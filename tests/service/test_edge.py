@@ -36,10 +36,10 @@ async def eventually(condition: Any, timeout: float = 10.0) -> None:
 async def my_turn_with_a_choice(player: SeatClient) -> None:
     """Play on until it is the player's turn with more than one play."""
     while True:
-        if player.my_turn() and len(player.view["legal"]) > 1:  # type: ignore[index]
-            return
-        if player.my_turn():
-            await player.play_first_legal()
+        if player.may_play():
+            if len(player.view["legal"]) > 1:  # type: ignore[index]
+                return
+            await player.play_once()
         await player.receive()
 
 

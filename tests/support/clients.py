@@ -88,6 +88,23 @@ class SeatClient:
     async def send(self, message: dict[str, Any]) -> None:
         await self.ws.send(json.dumps(message))
 
+    def may_play(self) -> bool:
+        """The player's turn on the newest view, not yet played from.
+
+        A second play from one view is refused as stale, and so is a play
+        from a view that events have passed: the CI run that sent both got
+        a ``stale-view`` error where a hint's answer was awaited.
+        """
+        last = next((m for m in reversed(self.messages)
+                     if m["type"] not in ("spectators", "chat")), None)
+        return (self.my_turn() and last is not None and last["type"] in ("view", "welcome")
+                and self.played_at < self.version)
+
+    async def play_once(self) -> None:
+        """The first legal move, once from this view (see ``may_play``)."""
+        self.played_at = self.version
+        await self.play_first_legal()
+
     async def play_first_legal(self) -> None:
         assert self.view is not None
         choice = self.view["legal"][0]
@@ -99,12 +116,8 @@ class SeatClient:
         while time.monotonic() < deadline:
             if self.view and self.view["phase"] == "game-over":
                 return
-            last = next(m for m in reversed(self.messages) if m["type"] != "spectators")
-            if self.my_turn() and last["type"] in ("view", "welcome") and (
-                self.played_at < self.version
-            ):
-                self.played_at = self.version
-                await self.play_first_legal()
+            if self.may_play():
+                await self.play_once()
             await self.receive(max(0.1, deadline - time.monotonic()))
         raise AssertionError("the game did not end in time")
 
@@ -139,12 +152,8 @@ async def play_until(clients: list[SeatClient], done: Any, within: float = 60) -
     while not done():
         assert asyncio.get_running_loop().time() < deadline, "not reached in time"
         for client in clients:
-            last = next((m for m in reversed(client.messages)
-                         if m["type"] not in ("spectators", "chat")), None)
-            if (client.my_turn() and last is not None and last["type"] in ("view", "welcome")
-                    and client.played_at < client.version):
-                client.played_at = client.version
-                await client.play_first_legal()
+            if client.may_play():
+                await client.play_once()
         for client in clients:
             with contextlib.suppress(TimeoutError):
                 await client.receive(0.05)
