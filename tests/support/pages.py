@@ -60,17 +60,27 @@ async def play_a_move(page: Page) -> bool:
         await legal.first.click(timeout=1000)
     except Exception:  # the hand was redrawn under the click: try again next time
         return False
-    targets = page.locator("#layout .end-target")
-    for _ in range(100):  # until the page has moved on
+    for _ in range(100):  # until the page has moved on, with no question open
+        # A tile that fits two ends asks which; the question can come after
+        # the first look, and stays open whatever else arrives meanwhile (a
+        # draw's events: two CI runs left it open over the strip that the
+        # phone test then judged).
+        if await answer_which_end(page):
+            await asyncio.sleep(0.02)
+            continue
         if await page.get_attribute("body", "data-version") != before:
             break
-        # A tile that fits two ends asks which; the question can come after
-        # the first look (a CI run left it open, and the strip it hides was
-        # then judged missing).
-        if await page.locator("#prompt").is_visible() and await targets.count():
-            with contextlib.suppress(Exception):  # the board redrawn under the click
-                await targets.first.click(timeout=1000)
         await asyncio.sleep(0.02)
+    return True
+
+
+async def answer_which_end(page: Page) -> bool:
+    """If the page asks which end a tile goes to, click the first; whether it asked."""
+    targets = page.locator("#layout .end-target")
+    if not (await page.locator("#prompt").is_visible() and await targets.count()):
+        return False
+    with contextlib.suppress(Exception):  # the board redrawn under the click
+        await targets.first.click(timeout=1000)
     return True
 
 
