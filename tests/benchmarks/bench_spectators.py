@@ -24,6 +24,14 @@ without; the spectators' delivery p99 under 250 ms.
     python3 deploy/dev.py bench spectators
     MUGGINS_BENCH_TABLES=200 MUGGINS_BENCH_SECONDS=30 python3 deploy/dev.py bench spectators
 
+A first round warms the machine up and is not pooled
+(MUGGINS_BENCH_WARM_UP=0: none).  MUGGINS_BENCH_SPLIT_CORES=1 puts the
+spectators' process and the crowd on the last core and everything else on
+the others, in every run alike: the crowd then stands for devices that are
+not the server's, as on a site, where here its loopback traffic (the
+kernel's work for every send, which no niceness governs) shares the
+players' cores.  MUGGINS_BENCH_CROWD_NICE sets the crowd's niceness.
+
 ``--smoke``: one round of 2 tables and 5 spectators for 4 s a run (without the
 players'-process run); nothing may be lost, but the bars are not judged.
 """
@@ -59,6 +67,25 @@ OWN_PROCESS = bench_setting("OWN_PROCESS", "1", "0") != "0"
 ROUNDS = int(bench_setting("ROUNDS", "3", "1"))
 #: The crowd's CPU priority (0: the same as the site's processes).
 CROWD_NICE = int(os.environ.get("MUGGINS_BENCH_CROWD_NICE", "0"))
+#: The site (players' process, PostgreSQL, NATS, the players' clients) on
+#: every core but the last, the spectators' process and the crowd on that one.
+SPLIT_CORES = bench_setting("SPLIT_CORES", "0", "0") != "0"
+CROWDS_CORE = max(os.sched_getaffinity(0))
+#: A first round, not pooled, that warms the machine up.
+WARM_UP = bench_setting("WARM_UP", "1", "0") != "0"
+
+
+def on_the_crowds_core(pid: int) -> None:
+    """Every thread of ``pid`` on the last core only."""
+    for thread in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+            os.sched_setaffinity(int(thread), {CROWDS_CORE})
+
+
+def crowd_preexec() -> None:
+    os.nice(CROWD_NICE)
+    if SPLIT_CORES:
+        os.sched_setaffinity(0, {CROWDS_CORE})
 
 
 @dataclass
@@ -146,13 +173,15 @@ async def one_run(folder: Path, env: dict[str, str], name: str,
         )
         async with place as watch_url:
             watched_pid = pids[-1]
+            if SPLIT_CORES and watch_from == "spectators":
+                on_the_crowds_core(watched_pid)
             before = rss_kib(watched_pid)
             # The crowd runs in a process of its own: its bursts (every event
             # reaches all of it at once) must not delay the measuring clients.
             crowd = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "tests.benchmarks.bench_spectators", "--crowd",
                 watch_url.replace("http", "ws", 1), ids[0], str(SECONDS + 5),
-                stdout=asyncio.subprocess.PIPE, preexec_fn=lambda: os.nice(CROWD_NICE),
+                stdout=asyncio.subprocess.PIPE, preexec_fn=crowd_preexec,
                 env={**os.environ, "MUGGINS_BENCH_SPECTATORS": str(SPECTATORS)},  # as here
             )
             assert crowd.stdout is not None
@@ -214,9 +243,16 @@ async def crowd(ws_url: str, table_id: str, seconds: float) -> None:
 
 
 async def main() -> int:
+    if SPLIT_CORES and len(os.sched_getaffinity(0)) < 2:
+        print("MUGGINS_BENCH_SPLIT_CORES needs two cores or more", file=sys.stderr)
+        return 2
+    if SPLIT_CORES:  # inherited by every process started from here
+        os.sched_setaffinity(0, os.sched_getaffinity(0) - {CROWDS_CORE})
     print(f"{TABLES} tables played for {SECONDS:.0f} s per run; {SPECTATORS} spectators "
           f"on one of them; {ROUNDS} rounds; the crowd at nice {CROWD_NICE}, the spectators' "
-          f"process at {os.environ.get('MUGGINS_SPECTATORS_NICENESS', '0')}", flush=True)
+          f"process at {os.environ.get('MUGGINS_SPECTATORS_NICENESS', '0')}"
+          + ("; the spectators' process and the crowd on a core of their own"
+             if SPLIT_CORES else ""), flush=True)
     configurations = [
         ("nobody watching", None),
         (f"{SPECTATORS} spectators, own process", "spectators"),
@@ -229,7 +265,10 @@ async def main() -> int:
     deliveries: dict[str, list[float]] = {label: [] for label, _ in configurations}
     run = 0
     broken: list[str] = []
-    for round_number in range(1, ROUNDS + 1):
+    # Round 0 warms the machine up and is not pooled: the first runs of an
+    # invocation were the slowest, watched or not (their p50 about twice the
+    # others', their p99 2.2-2.9x, in two invocations of three).
+    for round_number in range(0 if WARM_UP else 1, ROUNDS + 1):
         for label, watch_from in configurations:
             # Fresh servers for each run: a run's tables, left by their players,
             # must not go on weighing on the next run (the clock's takeovers
@@ -237,11 +276,15 @@ async def main() -> int:
             with bench_servers() as (folder, env):
                 stats, watched = await one_run(folder, env, f"run{run}", watch_from)
             run += 1
-            pooled[label] += stats.latencies
             if not stats.moves or stats.errors or stats.gaps or stats.unconfirmed or (
                     watch_from is not None and (watched.connected < SPECTATORS or watched.gaps
                                                 or not watched.messages)):
-                broken.append(label)
+                broken.append(label if round_number else f"{label} (warm-up)")
+            if round_number == 0:
+                print(f"warm-up {label:<34} players: p99 "
+                      f"{percentile(stats.latencies, 0.99):6.1f} ms (not pooled)", flush=True)
+                continue
+            pooled[label] += stats.latencies
             deliveries[label] += watched.delivery
             p50 = percentile(stats.latencies, 0.5)
             p99 = percentile(stats.latencies, 0.99)

@@ -35,7 +35,8 @@ class SeatClient:
         self.game = 0
         self.view: dict[str, Any] | None = None
         self.errors: list[dict[str, Any]] = []
-        self.played_at = -1
+        #: The (game, version) of the view last played from.
+        self.played_at = (-1, -1)
         self.waiting: deque[dict[str, Any]] = deque()
 
     @classmethod
@@ -96,13 +97,13 @@ class SeatClient:
         a ``stale-view`` error where a hint's answer was awaited.
         """
         last = next((m for m in reversed(self.messages)
-                     if m["type"] not in ("spectators", "chat")), None)
+                     if m["type"] in ("event", "view", "welcome", "game")), None)
         return (self.my_turn() and last is not None and last["type"] in ("view", "welcome")
-                and self.played_at < self.version)
+                and self.played_at < (self.game, self.version))
 
     async def play_once(self) -> None:
         """The first legal move, once from this view (see ``may_play``)."""
-        self.played_at = self.version
+        self.played_at = (self.game, self.version)
         await self.play_first_legal()
 
     async def play_first_legal(self) -> None:

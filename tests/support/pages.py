@@ -6,7 +6,6 @@ go to docs/ (``DOCS``) when MUGGINS_UPDATE_SCREENSHOTS=1 asks for them."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import time
 from pathlib import Path
@@ -51,7 +50,10 @@ async def sit(page: Page, name: str) -> None:
 
 
 async def play_a_move(page: Page) -> bool:
-    """Click a legal tile (and an end on the board if it asks); False if none is legal."""
+    """Click a legal tile (and an end if it asks which); False if none is legal.
+
+    Returns once the page's version has moved on with no question open, or
+    after PLAY_WAIT seconds."""
     legal = page.locator(".tile-button.legal")
     if await legal.count() == 0:
         return False
@@ -60,27 +62,36 @@ async def play_a_move(page: Page) -> bool:
         await legal.first.click(timeout=1000)
     except Exception:  # the hand was redrawn under the click: try again next time
         return False
-    for _ in range(100):  # until the page has moved on, with no question open
+    deadline = time.monotonic() + PLAY_WAIT
+    while time.monotonic() < deadline:
         # A tile that fits two ends asks which; the question can come after
         # the first look, and stays open whatever else arrives meanwhile (a
         # draw's events: two CI runs left it open over the strip that the
-        # phone test then judged).
-        if await answer_which_end(page):
-            await asyncio.sleep(0.02)
-            continue
-        if await page.get_attribute("body", "data-version") != before:
+        # phone test then judged).  The version is read again before the
+        # answer: the move cannot land before it is sent.
+        if await page.locator("#prompt").is_visible():
+            before = await page.get_attribute("body", "data-version")
+            await answer_which_end(page)
+        elif await page.get_attribute("body", "data-version") != before:
             break
         await asyncio.sleep(0.02)
     return True
 
 
+#: Seconds play_a_move waits for its move to land.
+PLAY_WAIT = 5.0
+
+
 async def answer_which_end(page: Page) -> bool:
-    """If the page asks which end a tile goes to, click the first; whether it asked."""
-    targets = page.locator("#layout .end-target")
-    if not (await page.locator("#prompt").is_visible() and await targets.count()):
+    """If the page asks which end a tile goes to, answer with the first of
+    its buttons (in the strip, clear of the board); whether that was done."""
+    choices = page.locator("#prompt .end-choice")
+    if not (await page.locator("#prompt").is_visible() and await choices.count()):
         return False
-    with contextlib.suppress(Exception):  # the board redrawn under the click
-        await targets.first.click(timeout=1000)
+    try:
+        await choices.first.click(timeout=1000)
+    except Exception:  # the prompt redrawn (or closed) under the click
+        return False
     return True
 
 
