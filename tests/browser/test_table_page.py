@@ -178,6 +178,50 @@ async def test_a_spinner_on_the_left_arm_opens_up_above_and_down_below(pages: Pa
     assert positions["rightUp"] < positions["rightSpinner"] < positions["rightDown"], positions
 
 
+async def test_a_board_drawn_again_unchanged_is_left_as_it_is_and_keeps_its_marks(
+    pages: Pages,
+) -> None:
+    """The table page draws for every message: the same board, box and
+    options leave the drawing as it is (its elements, its listeners); a
+    change draws it anew; a new box draws it again with its seats' marks."""
+    page = await pages.open("/guide/playelephant")
+    found = await page.evaluate("""async () => {
+        const { drawBoard } = await import("/static/board.js");
+        const frame = document.createElement("div");
+        frame.style.width = "600px"; frame.style.height = "400px";
+        const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+        frame.append(svg);
+        document.body.prepend(frame);
+        const layout = { lead: [3, 5], count: 8, spinners: [],
+          arms: [{ end: 0, tiles: [[5, 6]], open: 6 }, { end: 1, tiles: [[3, 1]], open: 1 }],
+          spinner_places: [] };
+        const chosen = [];
+        const options = { frame, marked: [{ seat: 1, tile: [1, 3] }], targets: [0, 1],
+                          pending: [6, 1], chosen: 0, onTarget: () => {},
+                          onChoose: (arm) => chosen.push(arm) };
+        drawBoard(svg, layout, options);
+        const first = svg.querySelector('[data-tile="1-3"]');
+        drawBoard(svg, layout, { ...options, onTarget: () => {}, onChoose: options.onChoose });
+        const same = svg.querySelector('[data-tile="1-3"]') === first;
+        drawBoard(svg, layout, { ...options, chosen: 1 });
+        const redrawn = svg.querySelector('[data-tile="1-3"]') !== first;
+        svg.querySelector('.end-target[data-end="1"]').dispatchEvent(new PointerEvent("pointerenter"));
+        const before = svg.querySelector('[data-tile="1-3"]');
+        frame.style.width = "420px";  // a new box: the resize observer draws it again
+        const deadline = performance.now() + 3000;
+        while (svg.querySelector('[data-tile="1-3"]') === before && performance.now() < deadline) {
+          await new Promise((r) => requestAnimationFrame(r));
+        }
+        const mark = svg.querySelector('[data-tile="1-3"]');
+        return { same, redrawn, chosen, resized: mark !== before,
+                 marked: mark.classList.contains("seat-last"), seat: mark.dataset.lastSeat };
+    }""")
+    assert found["same"] and found["redrawn"], found
+    assert found["chosen"] == [1], found
+    assert found["resized"], found
+    assert found["marked"] and found["seat"] == "1", found
+
+
 async def test_a_hand_against_a_bot_as_a_player_expects_it(
     pages: Pages, tmp_path: Path
 ) -> None:

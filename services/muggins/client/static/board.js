@@ -112,13 +112,20 @@ function ghostHalves(tile, open, dir) {
  * `endLabel(arm)` the end's name for screen readers and tooltips; `last` the
  * tile played last (highlighted, sliding in when `animate`); `frame` the
  * element that scrolls the board when it is taller than the box (its size
- * is the box); `minTile` and `maxTile` the tiles' shorter side in CSS px.
+ * is the box); `minTile` and `maxTile` the tiles' shorter side in CSS px;
+ * `marked` tiles to mark as a seat's last play ({seat, tile}: the class
+ * `seat-last`, `data-last-seat`); `onChoose(arm)` called when an offered
+ * end is pointed at or focused.
+ *
+ * A board drawn again with what it shows now (the same layout, box and
+ * options) is left as it is: the table page draws for every message, and
+ * rebuilding the same board each time was most of a move's drawing.
  */
 export function drawBoard(svg, layout, options = {}) {
   const {
     targets = [], onTarget = null, endLabel = (arm) => String(arm), last = null, animate = false,
     pending = null, chosen = null, frame = null,
-    minTile = frame ? 24 : 6, maxTile = DEFAULT_MAX_TILE,
+    minTile = frame ? 24 : 6, maxTile = DEFAULT_MAX_TILE, marked = [], onChoose = null,
   } = options;
   let { width, height } = boxOf(svg, frame);
   const sized = width > 0 && height > 0;
@@ -131,10 +138,13 @@ export function drawBoard(svg, layout, options = {}) {
   const key = JSON.stringify([layout, width, height, minTile, maxTile]);
   // Laid after what this board showed before (the same hand a turn earlier):
   // the tiles already there keep their places, the board only shrinks or moves.
+  const shown = JSON.stringify([key, targets, pending, chosen, last, animate,
+    targets.map((arm) => endLabel(arm)), marked, Boolean(onTarget), Boolean(onChoose)]);
+  if (before?.shown === shown && sized) return before.geometry;
   const geometry = before?.key === key ? before.geometry
     : layoutBoard(layout, { width, height, minTile, maxTile, previous: before?.geometry ?? null });
   if (watching && !before) watching.observe(frame ?? svg);
-  drawn.set(svg, { layout, options, key, geometry, width: sized ? width : 0, height: sized ? height : 0 });
+  drawn.set(svg, { layout, options, key, shown, geometry, width: sized ? width : 0, height: sized ? height : 0 });
 
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${geometry.width} ${geometry.height}`);
@@ -165,6 +175,11 @@ export function drawBoard(svg, layout, options = {}) {
     if (placed.spinner) extra["data-spinner"] = "true";
     const group = drawTile(svg, placed.tile[0], placed.tile[1], placed.x, placed.y, placed.width, placed.height, extra);
     if (placed.spinner) group.classList.add("spinner");
+    const mark = marked.find((m) => sameTile(m.tile, placed.tile));
+    if (mark) {
+      group.classList.add("seat-last");
+      group.setAttribute("data-last-seat", String(mark.seat));
+    }
     if (sameTile(placed.tile, last)) {
       lastPlaced = placed;
       group.classList.add("last");
@@ -195,6 +210,10 @@ export function drawBoard(svg, layout, options = {}) {
       ghost.removeAttribute("data-tile");
     }
     target.append(svgElement("rect", { x: place.x + 0.04, y: place.y + 0.04, width: place.width - 0.08, height: place.height - 0.08, rx: 0.14, class: "outline" }));
+    if (onChoose) {
+      target.addEventListener("pointerenter", () => onChoose(arm));
+      target.addEventListener("focus", () => onChoose(arm));
+    }
     if (onTarget) {
       target.addEventListener("click", () => onTarget(arm));
       target.addEventListener("keydown", (event) => {

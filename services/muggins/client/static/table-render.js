@@ -228,22 +228,13 @@ function renderBoard(page) {
     pending: pending ? pending.tile : null,
     chosen: pending ? pending.ends[pending.chosen] : null,
     onTarget: (/** @type {number} */ end) => pending && page.play(pending.tile, end),
+    // Pointing at an end chooses it (and its button shows so), as ↑ ↓ do.
+    onChoose: (/** @type {number} */ end) => pending && page.chooseEnd(pending.ends.indexOf(end)),
     endLabel: endName,
     last: state.lastTile,
     animate: state.arriving,
+    marked: others,
   });
-  for (const { seat, tile } of others) {
-    for (const group of layout.querySelectorAll(`.tile[data-tile="${Math.min(...tile)}-${Math.max(...tile)}"]`)) {
-      group.classList.add("seat-last");
-      group.setAttribute("data-last-seat", String(seat));
-    }
-  }
-  for (const target of pending ? layout.querySelectorAll(".end-target") : []) {
-    // Pointing at an end chooses it (and its button shows so), as ↑ ↓ do.
-    const index = pending ? pending.ends.indexOf(Number(/** @type {HTMLElement} */ (target).dataset.end)) : -1;
-    target.addEventListener("pointerenter", () => page.chooseEnd(index));
-    target.addEventListener("focus", () => page.chooseEnd(index));
-  }
   describeBoard(state);
 }
 
@@ -344,20 +335,33 @@ function renderHand(page) {
   $("keys").hidden = false;
   hand.setAttribute("aria-label", t("table.yourHand"));
   const mine = myTurn(state);
-  const focusedIndex = [...hand.querySelectorAll(".tile-button")].indexOf(/** @type {Element} */ (document.activeElement));
   const tiles = view.tiles;
-  hand.replaceChildren(...tiles.map((tile, index) => {
+  // What each button shows.  The page is drawn again for every message; the
+  // hand, rebuilt and its focus restored each time, was the largest part of
+  // that (more than the board), though most messages leave it as it was.
+  const buttons = tiles.map((tile, index) => {
     const legal = mine && legalEnds(view, tile).length > 0;
-    const hinted = state.hint !== null && sameTile(state.hint.tile, tile);
     const drawn = isDrawn(state, tile);
+    return {
+      tile, index, legal,
+      classes: `tile-button${legal ? " legal" : ""}${index === state.selected ? " selected" : ""}${state.hint !== null && sameTile(state.hint.tile, tile) ? " hinted" : ""}${drawn ? " drawn" : ""}`,
+      // One name for a tile everywhere ("6-4"), "drawn" said too.
+      label: drawn ? t("table.tileDrawn", { tile: tileText(tile) }) : tileText(tile),
+    };
+  });
+  const shown = JSON.stringify(buttons.map(({ tile, classes, label }) => [tile, classes, label]));
+  if (handShown.get(hand) === shown) return;
+  handShown.set(hand, shown);
+  const focusedIndex = [...hand.querySelectorAll(".tile-button")].indexOf(/** @type {Element} */ (document.activeElement));
+  hand.replaceChildren(...buttons.map(({ tile, index, legal, classes, label }) => {
     const picture = tileSvg(tile);
     picture.setAttribute("aria-hidden", "true");
-    // One name for a tile everywhere ("6-4"), "drawn" said too; selected as an option is.
+    // Selected as an option is.
     return el("button", {
       type: "button",
       role: "option",
-      class: `tile-button${legal ? " legal" : ""}${index === state.selected ? " selected" : ""}${hinted ? " hinted" : ""}${drawn ? " drawn" : ""}`,
-      "aria-label": drawn ? t("table.tileDrawn", { tile: tileText(tile) }) : tileText(tile),
+      class: classes,
+      "aria-label": label,
       "aria-disabled": legal ? "false" : "true",
       "aria-selected": index === state.selected ? "true" : "false",
       dataset: { tile: tileText(tile), legal: legal ? "true" : "false" },
@@ -366,6 +370,10 @@ function renderHand(page) {
   }));
   if (focusedIndex >= 0) /** @type {HTMLElement | undefined} */ (hand.querySelectorAll(".tile-button")[Math.min(focusedIndex, tiles.length - 1)])?.focus();
 }
+
+/** What each hand element last showed (renderHand), to leave it be when that has not changed.
+ * @type {WeakMap<HTMLElement, string>} */
+const handShown = new WeakMap();
 
 // A casual table's hint: the expert's play for my turn, asked for.
 /** @param {Page} page */
