@@ -205,21 +205,36 @@ async def test_a_board_drawn_again_unchanged_is_left_as_it_is_and_keeps_its_mark
         const same = svg.querySelector('[data-tile="1-3"]') === first;
         drawBoard(svg, layout, { ...options, chosen: 1 });
         const redrawn = svg.querySelector('[data-tile="1-3"]') !== first;
-        svg.querySelector('.end-target[data-end="1"]').dispatchEvent(new PointerEvent("pointerenter"));
+        const pointed = new PointerEvent("pointerenter");
+        svg.querySelector('.end-target[data-end="1"]').dispatchEvent(pointed);
         const before = svg.querySelector('[data-tile="1-3"]');
         frame.style.width = "420px";  // a new box: the resize observer draws it again
         const deadline = performance.now() + 3000;
         while (svg.querySelector('[data-tile="1-3"]') === before && performance.now() < deadline) {
-          await new Promise((r) => requestAnimationFrame(r));
+          await new Promise((r) => setTimeout(r, 16));
         }
         const mark = svg.querySelector('[data-tile="1-3"]');
-        return { same, redrawn, chosen, resized: mark !== before,
+        // The end chosen in place (as the page does on pointing) stays chosen
+        // through a redraw for a new box, and a draw with it changes nothing.
+        const { showsChosen } = await import("/static/board.js");
+        showsChosen(svg, 0);
+        drawBoard(svg, layout, { ...options, chosen: 0 });
+        const kept = svg.querySelector('[data-tile="1-3"]');
+        frame.style.width = "500px";
+        const until = performance.now() + 3000;
+        while (svg.querySelector('[data-tile="1-3"]') === kept && performance.now() < until) {
+          await new Promise((r) => setTimeout(r, 16));
+        }
+        const chosenAfter = svg.querySelector('.end-target.chosen')?.dataset.end;
+        return { same, redrawn, chosen, resized: mark !== before, chosenAfter,
+                 keptChosen: kept !== svg.querySelector('[data-tile="1-3"]'),
                  marked: mark.classList.contains("seat-last"), seat: mark.dataset.lastSeat };
     }""")
     assert found["same"] and found["redrawn"], found
     assert found["chosen"] == [1], found
     assert found["resized"], found
     assert found["marked"] and found["seat"] == "1", found
+    assert found["keptChosen"] and found["chosenAfter"] == "0", found
 
 
 async def test_a_hand_against_a_bot_as_a_player_expects_it(

@@ -86,6 +86,30 @@ const watching = typeof ResizeObserver === "function"
   })
   : null;
 
+// What a board drawn with `options` in the box and layout of `key` shows:
+// drawn again with the same, it is left as it is.
+function shownWith(key, options) {
+  const {
+    targets = [], endLabel = (arm) => String(arm), last = null, animate = false,
+    pending = null, chosen = null, marked = [], onTarget = null, onChoose = null,
+  } = options;
+  return JSON.stringify([key, targets, pending, chosen, last, animate,
+    targets.map((arm) => endLabel(arm)), marked, Boolean(onTarget), Boolean(onChoose)]);
+}
+
+/**
+ * The end chosen now on a board drawn with targets, its colour changed in
+ * place by the caller (a redraw would lose the pointer and the focus): kept
+ * with what the board shows, so that a redraw for a new box shows it too and
+ * a draw with it leaves the board as it is.
+ */
+export function showsChosen(svg, chosen) {
+  const last = drawn.get(svg);
+  if (!last) return;
+  last.options = { ...last.options, chosen };
+  if (last.shown !== null) last.shown = shownWith(last.key, last.options);
+}
+
 // The box a board is laid in (CSS px): its scrolling frame's, or its own.
 function boxOf(svg, frame) {
   const holder = frame ?? svg;
@@ -138,9 +162,9 @@ export function drawBoard(svg, layout, options = {}) {
   const key = JSON.stringify([layout, width, height, minTile, maxTile]);
   // Laid after what this board showed before (the same hand a turn earlier):
   // the tiles already there keep their places, the board only shrinks or moves.
-  const shown = JSON.stringify([key, targets, pending, chosen, last, animate,
-    targets.map((arm) => endLabel(arm)), marked, Boolean(onTarget), Boolean(onChoose)]);
-  if (before?.shown === shown && sized) return before.geometry;
+  // (a board laid in a guessed box is always drawn again)
+  const shown = sized ? shownWith(key, options) : null;
+  if (shown !== null && before?.shown === shown) return before.geometry;
   const geometry = before?.key === key ? before.geometry
     : layoutBoard(layout, { width, height, minTile, maxTile, previous: before?.geometry ?? null });
   if (watching && !before) watching.observe(frame ?? svg);

@@ -4,7 +4,7 @@
 // hand, the end prompt, the muggins bar, the hint and the clock.  Drawing
 // reads the state and changes only the page; what a click does goes back
 // through `page` (table.js): a message to the reducer or to the server.
-import { drawBoard } from "./board.js";
+import { drawBoard, showsChosen } from "./board.js";
 import { tileSvg } from "./board.js";
 import { el, personName, sideNames } from "./common.js";
 import { describeEvent, endName, endPhrase, language, t, tileText } from "./i18n.js";
@@ -227,9 +227,16 @@ function renderBoard(page) {
     targets: pending ? pending.ends.filter((end) => end !== null) : [],
     pending: pending ? pending.tile : null,
     chosen: pending ? pending.ends[pending.chosen] : null,
-    onTarget: (/** @type {number} */ end) => pending && page.play(pending.tile, end),
+    // (read when called: a board left as it was keeps the listeners of its first drawing)
+    onTarget: (/** @type {number} */ end) => {
+      const now = page.state.pending;
+      if (now) page.play(now.tile, end);
+    },
     // Pointing at an end chooses it (and its button shows so), as ↑ ↓ do.
-    onChoose: (/** @type {number} */ end) => pending && page.chooseEnd(pending.ends.indexOf(end)),
+    onChoose: (/** @type {number} */ end) => {
+      const now = page.state.pending;
+      if (now) page.chooseEnd(now.ends.indexOf(end));
+    },
     endLabel: endName,
     last: state.lastTile,
     animate: state.arriving,
@@ -431,6 +438,7 @@ export function showChosenEnd(state) {
   const pending = state.pending;
   if (!pending) return;
   const chosen = pending.ends[pending.chosen];
+  showsChosen(/** @type {any} */ ($("layout")), chosen);
   for (const target of $("layout").querySelectorAll(".end-target")) {
     target.classList.toggle("chosen", Number(/** @type {HTMLElement} */ (target).dataset.end) === chosen);
   }
