@@ -95,9 +95,11 @@ class SpectatorHandler:
 
     async def say(self, session: SocketSession, chat: Chat) -> None:
         assert self.feed is not None
-        table = self.feed.following.table
-        if table is None:
-            raise Refusal("the chat cannot be reached here")
+        # The table as the store has it now, not as this feed last heard: a
+        # spectator could take the name of a person who had just sat down
+        # (a test's line in the name of "Guest 417", sent just after they sat,
+        # was stored in a fresh-clone run).
+        table = await self.runtime.seating.table(self.feed.table_id, fresh=True)
         await self.runtime.chat.say(
             self.feed.table_id, table.state, name=speaker_name(chat.name, "spectator"),
             seat=None, text=chat.text, phrase=chat.phrase,
