@@ -176,7 +176,14 @@ class ScriptedHuman:
                 self._saw(client.game, message["version"], message["event"])
             elif kind == "error":
                 self.errors.append(message)
-                self.pending = None  # refused: nothing changed
+                # Refused: nothing changed.  But "unavailable" says only that
+                # the store did not answer in time: the append may have landed
+                # after all (a fresh-clone run's PostgreSQL, paused, stored a
+                # play whose command had timed out), so the play stays in
+                # flight until its event shows or another play replaces it
+                # (a play sent again from the old view is refused as stale).
+                if message.get("code") != "unavailable":
+                    self.pending = None
             elif kind == "game":
                 self.problems.append(f"a new game ({message['game']}) began: nobody asked")
 
