@@ -243,10 +243,11 @@ async def crowd(ws_url: str, table_id: str, seconds: float) -> None:
 
 
 async def main() -> int:
-    if SPLIT_CORES and len(os.sched_getaffinity(0)) < 2:
-        print("MUGGINS_BENCH_SPLIT_CORES needs two cores or more", file=sys.stderr)
-        return 2
-    if SPLIT_CORES:  # inherited by every process started from here
+    if SPLIT_CORES:
+        if len(os.sched_getaffinity(0)) < 2:
+            print("MUGGINS_BENCH_SPLIT_CORES needs two cores or more", file=sys.stderr)
+            return 2
+        # Inherited by every process started from here.
         os.sched_setaffinity(0, os.sched_getaffinity(0) - {CROWDS_CORE})
     print(f"{TABLES} tables played for {SECONDS:.0f} s per run; {SPECTATORS} spectators "
           f"on one of them; {ROUNDS} rounds; the crowd at nice {CROWD_NICE}, the spectators' "

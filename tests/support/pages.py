@@ -49,6 +49,10 @@ async def sit(page: Page, name: str) -> None:
     await expect(page.locator("#game")).to_be_visible()
 
 
+#: Seconds play_a_move waits for its move to land.
+PLAY_WAIT = 5.0
+
+
 async def play_a_move(page: Page) -> bool:
     """Click a legal tile (and an end if it asks which); False if none is legal.
 
@@ -76,10 +80,6 @@ async def play_a_move(page: Page) -> bool:
             break
         await asyncio.sleep(0.02)
     return True
-
-
-#: Seconds play_a_move waits for its move to land.
-PLAY_WAIT = 5.0
 
 
 async def answer_which_end(page: Page) -> bool:

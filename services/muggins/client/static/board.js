@@ -86,13 +86,11 @@ const watching = typeof ResizeObserver === "function"
   })
   : null;
 
-// What a board drawn with `options` in the box and layout of `key` shows:
-// drawn again with the same, it is left as it is.
+// What a board drawn with `options` (drawBoard's, defaults filled in) in
+// the box and layout of `key` shows: drawn again with the same, it is left
+// as it is.
 function shownWith(key, options) {
-  const {
-    targets = [], endLabel = (arm) => String(arm), last = null, animate = false,
-    pending = null, chosen = null, marked = [], onTarget = null, onChoose = null,
-  } = options;
+  const { targets, endLabel, last, animate, pending, chosen, marked, onTarget, onChoose } = options;
   return JSON.stringify([key, targets, pending, chosen, last, animate,
     targets.map((arm) => endLabel(arm)), marked, Boolean(onTarget), Boolean(onChoose)]);
 }
@@ -145,12 +143,17 @@ function ghostHalves(tile, open, dir) {
  * options) is left as it is: the table page draws for every message, and
  * rebuilding the same board each time was most of a move's drawing.
  */
-export function drawBoard(svg, layout, options = {}) {
+export function drawBoard(svg, layout, given = {}) {
   const {
     targets = [], onTarget = null, endLabel = (arm) => String(arm), last = null, animate = false,
     pending = null, chosen = null, frame = null,
     minTile = frame ? 24 : 6, maxTile = DEFAULT_MAX_TILE, marked = [], onChoose = null,
-  } = options;
+  } = given;
+  // Kept with the drawing, its defaults filled in: what it shows (shownWith)
+  // and what a redraw for a new box draws with.
+  const options = {
+    targets, onTarget, endLabel, last, animate, pending, chosen, frame, minTile, maxTile, marked, onChoose,
+  };
   let { width, height } = boxOf(svg, frame);
   const sized = width > 0 && height > 0;
   if (!sized) {

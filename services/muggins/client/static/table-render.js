@@ -4,8 +4,7 @@
 // hand, the end prompt, the muggins bar, the hint and the clock.  Drawing
 // reads the state and changes only the page; what a click does goes back
 // through `page` (table.js): a message to the reducer or to the server.
-import { drawBoard, showsChosen } from "./board.js";
-import { tileSvg } from "./board.js";
+import { drawBoard, showsChosen, tileSvg } from "./board.js";
 import { el, personName, sideNames } from "./common.js";
 import { describeEvent, endName, endPhrase, language, t, tileText } from "./i18n.js";
 import { isDrawn, legalEnds, mySeat, myTurn, partnerships, peopleSeats, sameTile, sideOf } from "./table-state.js";
