@@ -70,6 +70,16 @@ def line_of(recorded: RecordedEvent) -> ChatLine:
                      recorded.recorded_at.isoformat())
 
 
+def refuse_a_seated_name(table: TableState, name: str) -> None:
+    """ChatNameTaken if a spectator's ``name`` reads as someone seated at
+    ``table`` (as readers read them: "Invitado 417" is "Guest 417" on an
+    English page)."""
+    seated = [person_name(taken) for taken in table.names if taken is not None]
+    if reads_as(person_name(name), seated):
+        raise ChatNameTaken(f"{name!r} reads as someone seated at the table: "
+                            "watch under another name")
+
+
 class TableChat:
     def __init__(self, pool: asyncpg.Pool, store: EventStore, admission: Admission) -> None:
         self.pool = pool
@@ -86,11 +96,7 @@ class TableChat:
         except ChatRefused as refused:
             raise ChatRejected(refused) from None
         if seat is None:
-            # As readers read them: "Invitado 417" is "Guest 417" on an English page.
-            seated = [person_name(taken) for taken in table.names if taken is not None]
-            if reads_as(person_name(name), seated):
-                raise ChatNameTaken(f"{name!r} reads as someone seated at the table: "
-                                    "watch under another name")
+            refuse_a_seated_name(table, name)
             self.admission.admit("chat-spectator", [*payers, Payer("table", table_id)])
         else:
             self.admission.admit("chat-seat", payers)

@@ -23,6 +23,7 @@ from litestar.status_codes import HTTP_400_BAD_REQUEST
 from muggins.domain import streams
 from muggins.domain.chat import speaker_name
 from muggins.tables.admission import Payer, Throttled
+from muggins.tables.chat import refuse_a_seated_name
 from muggins.tables.client_address import client_address
 from muggins.tables.errors import (
     BadRequest,
@@ -95,13 +96,20 @@ class SpectatorHandler:
 
     async def say(self, session: SocketSession, chat: Chat) -> None:
         assert self.feed is not None
-        # The table as the store has it now, not as this feed last heard: a
-        # spectator could take the name of a person who had just sat down
+        heard = self.feed.following.table
+        if heard is None:
+            raise Refusal("the chat cannot be reached here")
+        name = speaker_name(chat.name, "spectator")
+        # A name the feed knows as seated is refused without a read (such a
+        # refusal is no strike: a loop of them must cost the store nothing).
+        refuse_a_seated_name(heard.state, name)
+        # Then the table as the store has it now, not as this feed last heard:
+        # a spectator could take the name of a person who had just sat down
         # (a test's line in the name of "Guest 417", sent just after they sat,
         # was stored in a fresh-clone run).
         table = await self.runtime.seating.table(self.feed.table_id, fresh=True)
         await self.runtime.chat.say(
-            self.feed.table_id, table.state, name=speaker_name(chat.name, "spectator"),
+            self.feed.table_id, table.state, name=name,
             seat=None, text=chat.text, phrase=chat.phrase,
             payers=[session.socket_payer, session.address_payer])
 
