@@ -71,6 +71,7 @@ class TileTables:
         "side",
         "side_count",
         "target",
+        "target_points",
         "tiles",
         "value",
     )
@@ -100,6 +101,8 @@ class TileTables:
         self.every_double_spins = ruleset.spinner == "every-double"
         self.draws = ruleset.drawing == "draw"
         self.target = ruleset.target
+        #: The target as a plain int (no target: never reached), for the hot path.
+        self.target_points: int = ruleset.target if ruleset.target is not None else 1 << 60
         self.immediate_target = ruleset.target is not None and ruleset.target_check == "immediate"
         self.hand_award = ruleset.hand_award
         self.blocked_award = ruleset.blocked_award
@@ -280,21 +283,30 @@ class Position:
         else:
             self._place(tile, end)
         self.must_lead = -1
-        self.hands[seat] &= ~(1 << tile)
+        # Whole-item assignments, not ``hands[seat] &= …``: compiled code
+        # would do the augmented form on boxed objects.
+        hands = self.hands
+        left = hands[seat] & ~(1 << tile)
+        hands[seat] = left
         self.passes = 0
         points = tables.points[self.count]
         if points:
             side = tables.side[seat]
-            self.scores[side] += points
-            if tables.immediate_target and self.scores[side] >= tables.target:  # type: ignore[operator]
+            scores = self.scores
+            score = scores[side] + points
+            scores[side] = score
+            if tables.immediate_target and score >= tables.target_points:
                 self.hand_over = True
                 self.game_winner = self._leading_side()
                 return
-        if not self.hands[seat]:
+        if not left:
             self._domino(seat)
             return
-        self.turn = seat = (seat + 1) % tables.seats
-        if self.hands[seat] & self.open_mask:
+        seat += 1
+        if seat == tables.seats:
+            seat = 0
+        self.turn = seat
+        if hands[seat] & self.open_mask:
             return  # the usual case: the next seat has a play
         self.advance()
 
@@ -306,7 +318,8 @@ class Position:
             if self.hands[seat] & self.open_mask:
                 return
             if tables.draws and self.boneyard:
-                self.hands[seat] |= 1 << self.boneyard.pop()
+                hands = self.hands
+                hands[seat] = hands[seat] | 1 << self.boneyard.pop()
                 continue
             self.passes += 1
             if self.passes >= tables.seats:
@@ -353,7 +366,7 @@ class Position:
         self.count = count
         self.contributions[end] = after
         ends[end] = b if a == number else a
-        lengths[end] += 1
+        lengths[end] = lengths[end] + 1
         spinners = self.spinners
         had_spinner = bool(spinners)
         for spinner in spinners:
@@ -370,9 +383,11 @@ class Position:
             tables.every_double_spins or (tables.doubles_become_spinners and not had_spinner)
         ):
             first_short = len(ends)
-            ends += [CLOSED, CLOSED]
-            self.contributions += [0, 0]
-            lengths += [0, 0]
+            contributions = self.contributions
+            for _ in range(2):
+                ends.append(CLOSED)
+                contributions.append(0)
+                lengths.append(0)
             spinners.append([end, lengths[end] - 1, first_short, a, 0])
         has = tables.has
         mask = 0
@@ -386,7 +401,11 @@ class Position:
     def _leading_side(self) -> int:
         """The side with the most points (the first on a tie), as the engine names it."""
         scores = self.scores
-        return max(range(len(scores)), key=lambda side: scores[side])
+        leader = 0
+        for side in range(1, len(scores)):
+            if scores[side] > scores[leader]:
+                leader = side
+        return leader
 
     def _award(self, side: int, blocked: bool) -> int:
         tables = self.tables
@@ -396,19 +415,21 @@ class Position:
         opponents: list[int] = []
         own: list[int] = []
         for seat, hand in enumerate(self.hands):
-            pips = 0
-            for tile in indices(hand):
-                pips += value[tile]
-            (own if tables.side[seat] == side else opponents).append(pips)
+            pips = _pips(hand, value)
+            if tables.side[seat] == side:
+                own.append(pips)
+            else:
+                opponents.append(pips)
         if not blocked or tables.blocked_award == "opponents":
             return _rounded(opponents, tables.rounding)
         if tables.blocked_award == "pips-of-others":
-            return sum(opponents)
+            return _rounded(opponents, "none")
         return max(0, _rounded(opponents, tables.rounding) - _rounded(own, tables.rounding))
 
     def _domino(self, seat: int) -> None:
         side = self.tables.side[seat]
-        self.scores[side] += self._award(side, blocked=False)
+        scores = self.scores
+        scores[side] = scores[side] + self._award(side, blocked=False)
         self.hand_over = True
         self._end_game(side)
 
@@ -417,14 +438,15 @@ class Position:
         value = tables.value
         side_pips = [0] * tables.side_count
         for seat, hand in enumerate(self.hands):
-            for tile in indices(hand):
-                side_pips[tables.side[seat]] += value[tile]
+            side = tables.side[seat]
+            side_pips[side] = side_pips[side] + _pips(hand, value)
         lowest = min(side_pips)
         winners = [side for side, pips in enumerate(side_pips) if pips == lowest]
         winner = -1
         if len(winners) == 1:
             winner = winners[0]
-            self.scores[winner] += self._award(winner, blocked=True)
+            scores = self.scores
+            scores[winner] = scores[winner] + self._award(winner, blocked=True)
         self.hand_over = True
         self._end_game(winner)
 
@@ -434,22 +456,38 @@ class Position:
         if target is None:
             self.game_winner = hand_winner
             return
-        top = max(self.scores)
-        leaders = [side for side, score in enumerate(self.scores) if score == top]
-        if top >= target and len(leaders) == 1:
-            self.game_winner = leaders[0]
+        scores = self.scores
+        leader = self._leading_side()
+        top = scores[leader]
+        if top < target:
+            return
+        for side in range(len(scores)):
+            if side != leader and scores[side] == top:
+                return  # a tie at the top: the game goes on
+        self.game_winner = leader
 
     def game_over(self) -> bool:
         """Whether the game ended in this simulation (a single-hand game ends with its hand)."""
         return self.hand_over and (self.game_winner >= 0 or self.tables.target is None)
 
 
+def _pips(hand: int, value: list[int]) -> int:
+    """The pips of the tiles in ``hand`` (a mask)."""
+    pips = 0
+    while hand:
+        lowest = hand & -hand
+        pips += value[lowest.bit_length() - 1]
+        hand ^= lowest
+    return pips
+
+
 def _rounded(pips: list[int], rounding: str) -> int:
-    if rounding == "total":
-        return round_to_five(sum(pips))
-    if rounding == "per-opponent":
-        return sum(round_to_five(p) for p in pips)
-    return sum(pips)
+    """Pips as an award counts them: rounded to five in all, or each
+    opponent's apart, or as they are (any other ``rounding``)."""
+    total = 0
+    for p in pips:
+        total += round_to_five(p) if rounding == "per-opponent" else p
+    return round_to_five(total) if rounding == "total" else total
 
 
 def position_from(

@@ -16,25 +16,27 @@ the 4-4 and did not probably lacks it.
 
 from __future__ import annotations
 
-import random
+from typing import Final
 
 from muggins.expert.knowledge import Knowledge
 from muggins.expert.position import indices
+from muggins.expert.search_random import SearchRandom
 
 #: Dead ends allowed before the matching takes over.
-_RETRIES = 12
+_RETRIES: Final = 12
 #: Deals refused by the soft weights before one is taken anyway.
-_WEIGHT_RETRIES = 24
+_WEIGHT_RETRIES: Final = 24
 
 
-def shuffle(items: list[int], rng: random.Random) -> None:
-    """``items`` in a uniformly random order, in place (Fisher-Yates on the
-    Random's floats).  ``Random.shuffle`` is Python code: once a simulation,
-    the interpreter running it cost more than the compiled sampler around it."""
-    random_ = rng.random
+def shuffle(items: list[int], rng: SearchRandom) -> None:
+    """``items`` in a uniformly random order, in place (Fisher-Yates).
+    ``Random.shuffle`` is Python code: once a simulation, the interpreter
+    running it cost more than the compiled sampler around it."""
     for last in range(len(items) - 1, 0, -1):
-        other = int(random_() * (last + 1))
-        items[last], items[other] = items[other], items[last]
+        other = rng.below(last + 1)
+        swapped = items[other]
+        items[other] = items[last]
+        items[last] = swapped
 
 
 class DealSampler:
@@ -76,7 +78,7 @@ class DealSampler:
                 ]
                 self.choices.append((held_slots, choice.played_since, better))
 
-    def deal(self, rng: random.Random) -> tuple[list[int], list[int]]:
+    def deal(self, rng: SearchRandom) -> tuple[list[int], list[int]]:
         """Hidden hands (a mask per seat; 0 for the knowing seat) and the boneyard.
 
         The boneyard is a list of tile indices in drawing order from its end.
@@ -86,13 +88,15 @@ class DealSampler:
             if self._kept(filled, rng):
                 break
         hands = [0] * self.seats
-        for (seat, _, _, _), tiles in zip(self.slots, filled, strict=True):
-            hands[seat] |= tiles
+        slots = self.slots
+        for number in range(len(slots)):
+            seat = slots[number][0]
+            hands[seat] = hands[seat] | filled[number]
         # The tiles left, in the random order they were met: a random drawing order.
         boneyard = [tile for tile in order if not taken >> tile & 1]
         return hands, boneyard
 
-    def _fill(self, rng: random.Random) -> tuple[list[int], list[int], int]:
+    def _fill(self, rng: SearchRandom) -> tuple[list[int], list[int], int]:
         """Tiles for each slot (as masks, in ``slots`` order), the unseen tiles
         in a random order, and the tiles the slots took."""
         order = self.unseen_tiles[:]
@@ -124,7 +128,7 @@ class DealSampler:
             taken |= mask
         return filled, order, taken
 
-    def _matched(self, rng: random.Random) -> list[int]:
+    def _matched(self, rng: SearchRandom) -> list[int]:
         """A consistent filling found by augmenting paths, units and tiles in random order."""
         units = [slot for slot, (_, _, count, _) in enumerate(self.slots) for _ in range(count)]
         shuffle(units, rng)
@@ -150,7 +154,7 @@ class DealSampler:
             filled[units[unit]] |= 1 << tile
         return filled
 
-    def _kept(self, filled: list[int], rng: random.Random) -> bool:
+    def _kept(self, filled: list[int], rng: SearchRandom) -> bool:
         """Whether the soft weights keep this filling (always, when they are off)."""
         if not self.choices:
             return True

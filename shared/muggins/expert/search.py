@@ -32,6 +32,7 @@ import gc
 import math
 import random
 from collections.abc import Callable
+from typing import Final
 
 from muggins.expert.knowledge import Knowledge
 from muggins.expert.position import (
@@ -42,12 +43,16 @@ from muggins.expert.position import (
     tables_for,
 )
 from muggins.expert.sampler import DealSampler
+from muggins.expert.search_random import SearchRandom
 from muggins.expert.search_structs import MoveStats, SearchResult, SearchSettings
 
 #: How often (in iterations) the clock is read in budget mode.
-_CLOCK_EVERY = 8
+_CLOCK_EVERY: Final = 8
 #: The share of a time budget kept for the search's last steps after its deadline.
-_FINISHING_SHARE = 0.05
+_FINISHING_SHARE: Final = 0.05
+#: ... and at least this much (ms): at 20 ms a decision, 5% left the p99
+#: decision 0.6 ms over its budget with two searching processes on two cores.
+_FINISHING_MS: Final = 1.5
 
 
 class _Node:
@@ -101,9 +106,12 @@ def search(
 def _search(
     knowledge: Knowledge,
     settings: SearchSettings,
-    rng: random.Random,
+    given: random.Random,
     clock: Callable[[], float] | None,
 ) -> SearchResult:
+    # The search draws its numbers from its own generator, seeded from the
+    # Random it is given: as deterministic, and far cheaper to call.
+    rng = SearchRandom.from_seed(given.getrandbits(128))
     limit = settings.iterations
     deadline = math.inf
     if limit is None:
@@ -111,7 +119,9 @@ def _search(
             raise ValueError("a time budget needs a clock")
         # The last check may fall up to _CLOCK_EVERY simulations after the
         # deadline, and the answer is built after it: both come out of the budget.
-        deadline = clock() + settings.budget_ms * (1.0 - _FINISHING_SHARE) / 1000.0
+        budget_ms = settings.budget_ms
+        reserve_ms = min(budget_ms / 2, max(_FINISHING_MS, budget_ms * _FINISHING_SHARE))
+        deadline = clock() + (budget_ms - reserve_ms) / 1000.0
     view = knowledge.view
     root = root_position(knowledge)
     tables = root.tables
@@ -135,24 +145,6 @@ def _search(
     iterations = 0
     simulated = 0
 
-    def finish(path: list[_Node], position: Position) -> None:
-        """Back up the rewards of a finished simulation along ``path``."""
-        # Each side's points from here, against the others' average.
-        scores = position.scores
-        gains = [scores[s] - root_scores[s] for s in range(side_count)]
-        total = sum(gains)
-        points = [g - (total - g) / others for g in gains]
-        rewards = points
-        if bonus and position.game_over() and position.game_winner >= 0:
-            winner = position.game_winner
-            rewards = [
-                p + (bonus if s == winner else -bonus / others) for s, p in enumerate(points)
-            ]
-        for visited in path:
-            visited.visits += 1
-            visited.reward += rewards[visited.side]
-            visited.points += points[visited.side]
-
     while len(moves) > 1:
         if limit is not None:
             if iterations >= limit:
@@ -169,11 +161,11 @@ def _search(
             path = [tree]
             simulated += _descend(tree, path, dealt, rng, exploration)
             simulated += _playout(dealt, rng, greedy_rate)
-            finish(path, dealt)
+            _back_up(path, dealt, root_scores, others, bonus)
             continue
         # Every root play on the same deal, with the same random choices after
         # it: the plays are compared on equal luck.
-        seed = rng.getrandbits(64)
+        luck = rng.spawn()
         for move in moves:
             iterations += 1
             position = dealt.copy()
@@ -181,10 +173,10 @@ def _search(
             child.available += 1
             position.play(move)
             path = [tree, child]
-            same_luck = random.Random(seed)
+            same_luck = luck.copy()
             simulated += 1 + _descend(child, path, position, same_luck, exploration)
             simulated += _playout(position, same_luck, greedy_rate)
-            finish(path, position)
+            _back_up(path, position, root_scores, others, bonus)
     stats = []
     for move in moves:
         child = tree.children[move | view.seat << 16]
@@ -203,15 +195,36 @@ def _search(
     )
 
 
+def _back_up(
+    path: list[_Node], position: Position, root_scores: list[int], others: int, bonus: float
+) -> None:
+    """Back up the rewards of a finished simulation along ``path``: each
+    side's points from the root on, against the others' average, and the
+    game's bonus when the simulation ended it."""
+    scores = position.scores
+    sides = len(root_scores)
+    gains = [scores[s] - root_scores[s] for s in range(sides)]
+    total = 0
+    for gain in gains:
+        total += gain
+    points = [g - (total - g) / others for g in gains]
+    rewards = points
+    if bonus and position.game_over() and position.game_winner >= 0:
+        winner = position.game_winner
+        rewards = [p + (bonus if s == winner else -bonus / others) for s, p in enumerate(points)]
+    for visited in path:
+        visited.visits += 1
+        visited.reward += rewards[visited.side]
+        visited.points += points[visited.side]
+
+
 def _descend(
-    node: _Node, path: list[_Node], position: Position, rng: random.Random, exploration: float
+    node: _Node, path: list[_Node], position: Position, rng: SearchRandom, exploration: float
 ) -> int:
     """Selection and expansion from ``node``: down the tree while every move
     this deal allows has a node (UCB1 over availability), then one new node.
     Appends the nodes visited to ``path``; the moves played."""
     played = 0
-    log = math.log
-    sqrt = math.sqrt
     while not position.hand_over:
         seat = position.turn
         children = node.children
@@ -229,14 +242,16 @@ def _descend(
             if not visits:
                 score = math.inf
             else:
-                score = child.reward / visits + exploration * sqrt(log(child.available) / visits)
+                # float(): math.log of an int is a call into the interpreter.
+                score = child.reward / visits + exploration * math.sqrt(
+                    math.log(float(child.available)) / visits)
             if score > best_score:
                 best_score = score
                 best_child = child
                 best_move = move
         played += 1
         if untried:
-            move = untried[int(rng.random() * len(untried))]
+            move = untried[rng.below(len(untried))]
             child = _Node(position.tables.side[seat])
             child.available = 1
             children[move | seat << 16] = child
@@ -250,13 +265,15 @@ def _descend(
     return played
 
 
-def _playout(position: Position, rng: random.Random, greedy_rate: float) -> int:
+def _playout(position: Position, rng: SearchRandom, greedy_rate: float) -> int:
     """Play the hand out with the greedy-leaning policy; the moves played.
 
     The search's inner loop, so the plays and their counts are worked out
     here inline (``Position.legal_moves`` and ``count_after`` written out,
-    in whatever order is quickest); ``Position.play`` still makes the moves.
-    tests/expert/test_search.py checks it chooses as those methods would.
+    arm by arm), with no list of plays: one pass counts them and finds the
+    best-scoring, and a random play is found by a second pass.
+    ``Position.play`` still makes the moves.  tests/expert/test_knowledge.py
+    checks it chooses as those methods would.
     """
     played = 0
     tables = position.tables
@@ -266,60 +283,81 @@ def _playout(position: Position, rng: random.Random, greedy_rate: float) -> int:
     has = tables.has
     points_for = tables.points
     hands = position.hands
-    random_ = rng.random
-    play = position.play
     while not position.hand_over:
         if position.lead < 0:
             moves = position.legal_moves()
-        else:
-            hand = hands[position.turn]
-            moves = []
-            for end, number in enumerate(position.ends):
-                if number >= 0:
-                    fits = hand & has[number]
-                    while fits:
-                        lowest = fits & -fits
-                        fits ^= lowest
-                        moves.append((lowest.bit_length() - 1) << END_BITS | end)
-        if len(moves) == 1:
             move = moves[0]
-        elif random_() < greedy_rate:
-            move = moves[0]
-            best = -1
-            if position.lead < 0:
-                for candidate in moves:
-                    tile = candidate >> END_BITS
-                    key = points_for[value[tile]] * 64 + value[tile]
-                    if key > best:
-                        best = key
-                        move = candidate
-            else:
-                ends = position.ends
-                contributions = position.contributions
-                lengths = position.arm_lengths
-                lead_double_pips = position.lead_double_pips
-                count = position.count
-                for candidate in moves:
-                    tile = candidate >> END_BITS
-                    end = candidate & LEAD_END
-                    a = low[tile]
-                    b = high[tile]
-                    after = a + a if a == b else (b if a == ends[end] else a)
-                    total = count + after - contributions[end]
-                    if end < 2 and lead_double_pips and not lengths[end] and lengths[1 - end]:
-                        total -= lead_double_pips
-                    key = points_for[total] * 64 + value[tile]
-                    if key > best:
-                        best = key
-                        move = candidate
-        else:
-            move = moves[int(random_() * len(moves))]
-        play(move)
+            if len(moves) > 1:
+                if rng.random() < greedy_rate:
+                    best = -1
+                    for candidate in moves:
+                        tile = candidate >> END_BITS
+                        key = points_for[value[tile]] * 64 + value[tile]
+                        if key > best:
+                            best = key
+                            move = candidate
+                else:
+                    move = moves[rng.below(len(moves))]
+            position.play(move)
+            played += 1
+            continue
+        hand = hands[position.turn]
+        ends = position.ends
+        contributions = position.contributions
+        lengths = position.arm_lengths
+        lead_double_pips = position.lead_double_pips
+        count = position.count
+        # One pass over the plays, arm by arm and tiles lowest first: how
+        # many, and the first of the best-scoring (heaviest on ties).
+        plays = 0
+        best = -1
+        best_move = 0
+        for end in range(len(ends)):
+            number = ends[end]
+            if number < 0:
+                continue
+            fits = hand & has[number]
+            while fits:
+                lowest = fits & -fits
+                fits ^= lowest
+                tile = lowest.bit_length() - 1
+                plays += 1
+                a = low[tile]
+                b = high[tile]
+                after = a + a if a == b else (b if a == number else a)
+                total = count + after - contributions[end]
+                if end < 2 and lead_double_pips and not lengths[end] and lengths[1 - end]:
+                    total -= lead_double_pips
+                key = points_for[total] * 64 + value[tile]
+                if key > best:
+                    best = key
+                    best_move = tile << END_BITS | end
+        move = best_move
+        if plays > 1 and rng.random() >= greedy_rate:
+            move = _nth_play(hand, ends, has, rng.below(plays))
+        position.play(move)
         played += 1
     return played
 
 
-def reference_playout(position: Position, rng: random.Random, greedy_rate: float) -> int:
+def _nth_play(hand: int, ends: list[int], has: list[int], wanted: int) -> int:
+    """The play number ``wanted`` (from 0) in the playout's order: arm by
+    arm, tiles lowest first."""
+    for end in range(len(ends)):
+        number = ends[end]
+        if number < 0:
+            continue
+        fits = hand & has[number]
+        while fits:
+            lowest = fits & -fits
+            fits ^= lowest
+            if not wanted:
+                return (lowest.bit_length() - 1) << END_BITS | end
+            wanted -= 1
+    raise ValueError("fewer plays than counted")
+
+
+def reference_playout(position: Position, rng: SearchRandom, greedy_rate: float) -> int:
     """``_playout`` written plainly with Position's methods (the tests' yardstick)."""
     played = 0
     value = position.tables.value
@@ -336,7 +374,7 @@ def reference_playout(position: Position, rng: random.Random, greedy_rate: float
                                -moves.index(m)),
             )
         else:
-            move = moves[int(rng.random() * len(moves))]
+            move = moves[rng.below(len(moves))]
         position.play(move)
         played += 1
     return played

@@ -35,6 +35,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "muggins/expert/position.py",
     "muggins/expert/sampler.py",
     "muggins/expert/search.py",
+    "muggins/expert/search_random.py",
 )
 
 
