@@ -31,10 +31,21 @@ end above 50%, and easy's against greedy its high end below 50%.
     python -m tests.benchmarks.bench_expert --ladder
     python -m tests.benchmarks.bench_expert --ladder --levels hard,expert --games 200
 
+``--against-frozen``: the expert at ``--budget-ms`` (20 unless told)
+against the frozen expert of 2026-12-02 at its 200 ms strength
+(tests/benchmarks/frozen_yardstick.py: a fixed 5,900 simulations a
+decision), playelephant 2 seats, duplicate as above (1,000 games unless
+told).  The bar (issue #27): at least 50% of the games won.
+
+    python -m tests.benchmarks.bench_expert --against-frozen
+    python -m tests.benchmarks.bench_expert --against-frozen --budget-ms 35 --games 400
+
 ``--smoke``: one deal per seating (each played from both sides) at 5 ms a
 decision, in two processes, then the ladder's matches at one deal each:
-the same path, every game played to its end with the searching levels
-deciding and searching; the bars not judged.
+then one deal against the frozen expert (interpreted, at a few
+simulations: its compiled build is the real size's only): the same path,
+every game played to its end with the searching levels deciding and
+searching; the bars not judged.
 """
 
 from __future__ import annotations
@@ -61,6 +72,7 @@ from muggins.rules.ruleset import Ruleset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.rules.state import GameState
 from tests.benchmarks.common import percentile
+from tests.benchmarks.frozen_yardstick import FROZEN_ITERATIONS, frozen_bot, load
 
 #: (preset, seats, partnerships) -> the share of games the expert must win.
 BARS: dict[tuple[str, int, bool], float] = {
@@ -85,6 +97,10 @@ LADDER_SEATING: tuple[str, int, bool] = ("playelephant", 2, False)
 LADDER_GAMES = 400
 #: The bot below the ladder's lowest level, to measure that one against.
 BELOW_THE_LADDER: BotLevel = "random"
+#: ``--against-frozen``: the seating, the games, the new expert's budget and
+#: the share it must win (issue #27), and the frozen expert's simulations at smoke size.
+FROZEN_SEATING: tuple[str, int, bool] = ("playelephant", 2, False)
+FROZEN_GAMES, FROZEN_BUDGET_MS, FROZEN_BAR, FROZEN_SMOKE_ITERATIONS = 1000, 20.0, 0.5, 30
 
 
 class Setup(msgspec.Struct, frozen=True):
@@ -100,6 +116,15 @@ class Setup(msgspec.Struct, frozen=True):
     level: BotLevel | None = None
     #: The level it plays against.
     opponent: BotLevel = "greedy"
+    #: Instead of ``opponent``: the frozen expert at this many simulations a decision.
+    frozen_iterations: int | None = None
+
+    @property
+    def opponent_name(self) -> str:
+        """The other side's name in the report."""
+        if self.frozen_iterations is None:
+            return self.opponent
+        return f"the frozen expert ({self.frozen_iterations:,} simulations a decision)"
 
     @property
     def measured(self) -> str:
@@ -205,6 +230,8 @@ def play_one(setup: Setup, deal: int, measured_side: int) -> GameResult:
             if isinstance(bot, TimedExpert):
                 experts.append(bot)
             bots.append(bot)
+        elif setup.frozen_iterations is not None:
+            bots.append(frozen_bot(rng, setup.frozen_iterations))  # type: ignore[arg-type]
         elif setup.opponent == "greedy":
             bots.append(GreedyBot())
         else:
@@ -295,7 +322,7 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
     if setup.level is not None:
         effort = (f"the expert level {setup.budget_ms:g} ms per decision"
                   if "expert" in (setup.level, setup.opponent) else "fixed effort")
-    print(f"\n{setup.measured} vs {setup.opponent}: {setup.preset}, {seating}, {effort}")
+    print(f"\n{setup.measured} vs {setup.opponent_name}: {setup.preset}, {seating}, {effort}")
     print(f"  games:                {played} ({deals} deals x {sides} seatings, deals "
           f"{first_deal}-{first_deal + deals - 1}), "
           f"{wall:.0f} s on {processes} process(es)")
@@ -303,7 +330,7 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
           + (f"  ({drawn} drawn)" if drawn else ""))
     print(f"  points per hand:      {sum(r.measured_points for r in results) / hands:6.1f} "
           f"for {setup.measured}'s side, {sum(r.other_points for r in results) / hands:.1f} "
-          f"for {setup.opponent}'s (per side)")
+          f"for the other side's (per side)")
     if decisions:
         print(f"  time per decision:    mean {1000 * sum(decisions) / len(decisions):.1f} ms, "
               f"p99 {1000 * percentile(decisions, 0.99):.1f} ms ({len(decisions)} decisions)")
@@ -313,7 +340,9 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
     if setup.level is not None:
         return None, broken, share
     bar = BARS.get((setup.preset, setup.seats, setup.partnerships))
-    if setup.preset == "playelephant" and setup.seats == 2:
+    if setup.frozen_iterations is not None:
+        bar = FROZEN_BAR
+    elif setup.preset == "playelephant" and setup.seats == 2:
         reference = GENERIC_REFERENCE.get(setup.budget_ms) if setup.iterations is None else None
         figures = ", ".join(f"~{share:.0%} at {ms:g} ms" for ms, share in GENERIC_REFERENCE.items())
         print(f"  generic ISMCTS (issue #16's measure): {figures}"
@@ -383,6 +412,19 @@ def run_ladder(levels: Sequence[LadderLevel], seating: tuple[str, int, bool], ga
     return met, broken
 
 
+def run_against_frozen(budget_ms: float, games: int, processes: int, first_deal: int) -> int:
+    """The expert at ``budget_ms`` against the frozen expert at its 200 ms
+    strength (compiled for speed where mypyc can build it); 0 when the bar is met."""
+    _, how = load(compiled=True)
+    print(f"the frozen expert runs {how}, {FROZEN_ITERATIONS:,} simulations a decision")
+    name, seats, partners = FROZEN_SEATING
+    setup = Setup(name, seats, partners, budget_ms, None, False, SearchSettings(),
+                  frozen_iterations=FROZEN_ITERATIONS)
+    met, broken, _ = run(setup, games, processes, first_deal)
+    print("\nbar met" if met and not broken else "\nBAR MISSED")
+    return 0 if met and not broken else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--games", type=int, default=None, help="games per seating, rounded "
@@ -390,7 +432,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--preset", default=None, help="one preset (default: the three bars)")
     parser.add_argument("--seats", type=int, default=2)
     parser.add_argument("--partnerships", action="store_true")
-    parser.add_argument("--budget-ms", type=float, default=200.0)
+    parser.add_argument("--budget-ms", type=float, default=None,
+                        help="the expert's ms a decision (200; 20 with --against-frozen)")
     parser.add_argument("--iterations", type=int, default=None,
                         help="fixed simulations per decision instead of a time budget")
     parser.add_argument("--first-deal", type=int, default=0,
@@ -404,11 +447,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the level ladder: each level against greedy and the level below")
     parser.add_argument("--levels", default=",".join(LADDER),
                         help="with --ladder: the levels measured, comma-separated")
+    parser.add_argument("--against-frozen", action="store_true",
+                        help="the expert (--budget-ms, 20 unless told) against the frozen "
+                        "expert of 2026-12-02 at its 200 ms strength")
     parser.add_argument("--smoke", action="store_true",
                         help="tiny sizes, the same path (whatever --games, --budget-ms, "
                         "--iterations and --processes say); the bars not judged")
     args = parser.parse_args(argv)
     smoke = args.smoke
+    if args.budget_ms is None:
+        args.budget_ms = FROZEN_BUDGET_MS if args.against_frozen else 200.0
     if smoke:
         args.games, args.budget_ms = SMOKE_GAMES, SMOKE_BUDGET_MS
         args.iterations, args.processes = None, SMOKE_PROCESSES
@@ -417,6 +465,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown levels {', '.join(unknown)}; choose from {', '.join(LADDER)}")
     levels = [level for level in LADDER if level in names]
+    if args.against_frozen and not smoke:
+        return run_against_frozen(args.budget_ms, args.games or FROZEN_GAMES, args.processes,
+                                  args.first_deal)
     if args.ladder and not smoke:
         seating = ((args.preset, args.seats, args.partnerships) if args.preset is not None
                    else LADDER_SEATING)
@@ -447,6 +498,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _, ladder_broken = run_ladder(levels, LADDER_SEATING, args.games, args.budget_ms,
                                       args.processes, judged=False)
         broken += ladder_broken
+        name, seats, partners = FROZEN_SEATING
+        frozen = Setup(name, seats, partners, args.budget_ms, None, False, SearchSettings(),
+                       frozen_iterations=FROZEN_SMOKE_ITERATIONS)
+        broken += run(frozen, args.games, args.processes, judged=False)[1]
         print("\nsmoke run: ok" if not broken else f"\nSMOKE RUN BROKEN: {'; '.join(broken)}")
         return 1 if broken else 0
     missed = [met for met, _, _ in results if met is False]

@@ -1,0 +1,342 @@
+"""The search: information-set Monte Carlo tree search over sampled deals.
+
+One tree for the whole decision (single-observer ISMCTS, Cowling, Powley
+and Whitehouse 2012).  Each iteration samples a deal consistent with the
+seat's knowledge (``sampler``), walks the tree choosing only moves that deal
+allows (UCB1 over the times a move was available, so a tile an opponent
+holds in few deals is not undervalued), adds one move, and plays the hand
+out with a domino player's policy: mostly the play that scores most now,
+the heaviest tile among equals, sometimes any play.  Every seat in the tree
+plays for its side: a partnership's two seats share their reward.
+
+The reward of a finished simulation, for each side, is the points it made
+from here to the hand's end (counts and the end-of-hand award) minus what
+the others made on average, plus ``game_bonus`` when the game ends inside
+the simulation with that side the winner (minus a share of it for the
+losers): near the target a sure game is worth more than a few points.
+
+With more than two seats the root's plays are compared on equal luck
+instead (``shared_deals``): each sampled deal is played once after every
+root play, with the same random choices, and the tree grows below each.
+Between two of the seat's turns three others play there, so the tree
+learns little beyond the root, and the luck of the deal swamps the
+differences UCB1 would have to find.
+
+Deterministic for a given Random in fixed-iterations mode; with a time
+budget the iteration count follows the injected clock.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import random
+from collections.abc import Callable
+
+from tests.benchmarks.frozen_expert.knowledge import Knowledge
+from tests.benchmarks.frozen_expert.position import (
+    END_BITS,
+    LEAD_END,
+    Position,
+    position_from,
+    tables_for,
+)
+from tests.benchmarks.frozen_expert.sampler import DealSampler
+from tests.benchmarks.frozen_expert.search_structs import MoveStats, SearchResult, SearchSettings
+
+#: How often (in iterations) the clock is read in budget mode.
+_CLOCK_EVERY = 8
+#: The share of a time budget kept for the search's last steps after its deadline.
+_FINISHING_SHARE = 0.05
+
+
+class _Node:
+    """A node of the tree: the move that led here, by the seat that made it."""
+
+    __slots__ = ("available", "children", "points", "reward", "side", "visits")
+
+    def __init__(self, side: int) -> None:
+        self.side = side
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.available = 0
+        self.reward = 0.0
+        self.points = 0.0
+
+
+def root_position(knowledge: Knowledge) -> Position:
+    """The position as the seat sees it, other hands empty and no boneyard yet."""
+    view = knowledge.view
+    tables = tables_for(view.ruleset)
+    hands = [0] * view.ruleset.seats
+    hands[view.seat] = tables.mask(view.tiles)
+    return position_from(
+        tables, view.layout, hands, [], view.turn, view.passes, view.scores, view.must_lead
+    )
+
+
+def search(
+    knowledge: Knowledge,
+    settings: SearchSettings,
+    rng: random.Random,
+    clock: Callable[[], float] | None = None,
+) -> SearchResult:
+    """Search the seat's decision; ``clock`` (seconds) is needed unless iterations are fixed.
+
+    The budget counts from the call: the sampler's set-up is part of it.
+    Python's cyclic garbage collector waits while it searches: the tree's
+    thousands of nodes set off full collections of the whole heap, 20-60 ms
+    each, which made the p99 decision 1.5 times a 20 ms budget.  The tree
+    holds no cycles (a node knows only its children), so reference counting
+    frees it all the same."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _search(knowledge, settings, rng, clock)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _search(
+    knowledge: Knowledge,
+    settings: SearchSettings,
+    rng: random.Random,
+    clock: Callable[[], float] | None,
+) -> SearchResult:
+    limit = settings.iterations
+    deadline = math.inf
+    if limit is None:
+        if clock is None:
+            raise ValueError("a time budget needs a clock")
+        # The last check may fall up to _CLOCK_EVERY simulations after the
+        # deadline, and the answer is built after it: both come out of the budget.
+        deadline = clock() + settings.budget_ms * (1.0 - _FINISHING_SHARE) / 1000.0
+    view = knowledge.view
+    root = root_position(knowledge)
+    tables = root.tables
+    moves = root.legal_moves()
+    sampler = DealSampler(knowledge, settings.missed_points_weight)
+    side_count = tables.side_count
+    sides = tables.side
+    root_scores = list(root.scores)
+    my_side = sides[view.seat]
+    tree = _Node(my_side)
+    # Each root play has a node even if never simulated (a single play needs no search).
+    for move in moves:
+        tree.children[move | view.seat << 16] = _Node(my_side)
+    exploration = settings.exploration
+    greedy_rate = settings.greedy_rate
+    bonus = settings.game_bonus
+    others = max(1, side_count - 1)
+    shared_deals = settings.shared_deals
+    if shared_deals is None:
+        shared_deals = tables.seats > 2
+    iterations = 0
+    simulated = 0
+
+    def finish(path: list[_Node], position: Position) -> None:
+        """Back up the rewards of a finished simulation along ``path``."""
+        # Each side's points from here, against the others' average.
+        scores = position.scores
+        gains = [scores[s] - root_scores[s] for s in range(side_count)]
+        total = sum(gains)
+        points = [g - (total - g) / others for g in gains]
+        rewards = points
+        if bonus and position.game_over() and position.game_winner >= 0:
+            winner = position.game_winner
+            rewards = [
+                p + (bonus if s == winner else -bonus / others) for s, p in enumerate(points)
+            ]
+        for visited in path:
+            visited.visits += 1
+            visited.reward += rewards[visited.side]
+            visited.points += points[visited.side]
+
+    while len(moves) > 1:
+        if limit is not None:
+            if iterations >= limit:
+                break
+        elif iterations % _CLOCK_EVERY == 0 and clock is not None and clock() >= deadline:
+            break
+        hands, boneyard = sampler.deal(rng)
+        dealt = root.copy()
+        hands[view.seat] = dealt.hands[view.seat]
+        dealt.hands = hands
+        dealt.boneyard = boneyard
+        if not shared_deals:
+            iterations += 1
+            path = [tree]
+            simulated += _descend(tree, path, dealt, rng, exploration)
+            simulated += _playout(dealt, rng, greedy_rate)
+            finish(path, dealt)
+            continue
+        # Every root play on the same deal, with the same random choices after
+        # it: the plays are compared on equal luck.
+        seed = rng.getrandbits(64)
+        for move in moves:
+            iterations += 1
+            position = dealt.copy()
+            child = tree.children[move | view.seat << 16]
+            child.available += 1
+            position.play(move)
+            path = [tree, child]
+            same_luck = random.Random(seed)
+            simulated += 1 + _descend(child, path, position, same_luck, exploration)
+            simulated += _playout(position, same_luck, greedy_rate)
+            finish(path, position)
+    stats = []
+    for move in moves:
+        child = tree.children[move | view.seat << 16]
+        visits = child.visits
+        stats.append(
+            MoveStats(
+                move=move,
+                visits=visits,
+                value=child.reward / visits if visits else 0.0,
+                points=child.points / visits if visits else 0.0,
+            )
+        )
+    best = max(stats, key=lambda s: (s.visits, s.value)).move if stats else 0
+    return SearchResult(
+        moves=tuple(stats), best=best, iterations=iterations, simulated_moves=simulated
+    )
+
+
+def _descend(
+    node: _Node, path: list[_Node], position: Position, rng: random.Random, exploration: float
+) -> int:
+    """Selection and expansion from ``node``: down the tree while every move
+    this deal allows has a node (UCB1 over availability), then one new node.
+    Appends the nodes visited to ``path``; the moves played."""
+    played = 0
+    log = math.log
+    sqrt = math.sqrt
+    while not position.hand_over:
+        seat = position.turn
+        children = node.children
+        untried = []
+        best_child = None
+        best_move = 0
+        best_score = -math.inf
+        for move in position.legal_moves():
+            child = children.get(move | seat << 16)
+            if child is None:
+                untried.append(move)
+                continue
+            child.available += 1
+            visits = child.visits
+            if not visits:
+                score = math.inf
+            else:
+                score = child.reward / visits + exploration * sqrt(log(child.available) / visits)
+            if score > best_score:
+                best_score = score
+                best_child = child
+                best_move = move
+        played += 1
+        if untried:
+            move = untried[int(rng.random() * len(untried))]
+            child = _Node(position.tables.side[seat])
+            child.available = 1
+            children[move | seat << 16] = child
+            position.play(move)
+            path.append(child)
+            return played
+        assert best_child is not None
+        position.play(best_move)
+        path.append(best_child)
+        node = best_child
+    return played
+
+
+def _playout(position: Position, rng: random.Random, greedy_rate: float) -> int:
+    """Play the hand out with the greedy-leaning policy; the moves played.
+
+    The search's inner loop, so the plays and their counts are worked out
+    here inline (``Position.legal_moves`` and ``count_after`` written out,
+    in whatever order is quickest); ``Position.play`` still makes the moves.
+    tests/expert/test_search.py checks it chooses as those methods would.
+    """
+    played = 0
+    tables = position.tables
+    value = tables.value
+    low = tables.low
+    high = tables.high
+    has = tables.has
+    points_for = tables.points
+    hands = position.hands
+    random_ = rng.random
+    play = position.play
+    while not position.hand_over:
+        if position.lead < 0:
+            moves = position.legal_moves()
+        else:
+            hand = hands[position.turn]
+            moves = []
+            for end, number in enumerate(position.ends):
+                if number >= 0:
+                    fits = hand & has[number]
+                    while fits:
+                        lowest = fits & -fits
+                        fits ^= lowest
+                        moves.append((lowest.bit_length() - 1) << END_BITS | end)
+        if len(moves) == 1:
+            move = moves[0]
+        elif random_() < greedy_rate:
+            move = moves[0]
+            best = -1
+            if position.lead < 0:
+                for candidate in moves:
+                    tile = candidate >> END_BITS
+                    key = points_for[value[tile]] * 64 + value[tile]
+                    if key > best:
+                        best = key
+                        move = candidate
+            else:
+                ends = position.ends
+                contributions = position.contributions
+                lengths = position.arm_lengths
+                lead_double_pips = position.lead_double_pips
+                count = position.count
+                for candidate in moves:
+                    tile = candidate >> END_BITS
+                    end = candidate & LEAD_END
+                    a = low[tile]
+                    b = high[tile]
+                    after = a + a if a == b else (b if a == ends[end] else a)
+                    total = count + after - contributions[end]
+                    if end < 2 and lead_double_pips and not lengths[end] and lengths[1 - end]:
+                        total -= lead_double_pips
+                    key = points_for[total] * 64 + value[tile]
+                    if key > best:
+                        best = key
+                        move = candidate
+        else:
+            move = moves[int(random_() * len(moves))]
+        play(move)
+        played += 1
+    return played
+
+
+def reference_playout(position: Position, rng: random.Random, greedy_rate: float) -> int:
+    """``_playout`` written plainly with Position's methods (the tests' yardstick)."""
+    played = 0
+    value = position.tables.value
+    while not position.hand_over:
+        moves = position.legal_moves()
+        if position.lead >= 0:
+            moves.sort(key=lambda m: (m & LEAD_END, m >> END_BITS))  # arm first, as _playout
+        if len(moves) == 1:
+            move = moves[0]
+        elif rng.random() < greedy_rate:
+            move = max(
+                moves,
+                key=lambda m: (position.points_after(m) * 64 + value[m >> END_BITS],
+                               -moves.index(m)),
+            )
+        else:
+            move = moves[int(rng.random() * len(moves))]
+        position.play(move)
+        played += 1
+    return played
