@@ -32,11 +32,20 @@ def shuffle(items: list[int], rng: SearchRandom) -> None:
     """``items`` in a uniformly random order, in place (Fisher-Yates).
     ``Random.shuffle`` is Python code: once a simulation, the interpreter
     running it cost more than the compiled sampler around it."""
-    for last in range(len(items) - 1, 0, -1):
-        other = rng.below(last + 1)
+    shuffle_from(items, 0, rng)
+
+
+def shuffle_from(items: list[int], start: int, rng: SearchRandom) -> None:
+    """``items[start:]`` in a uniformly random order, in place, position by
+    position from ``start`` (Fisher-Yates from the front: each position
+    takes a uniform pick of those not yet placed, so a prefix is final as
+    soon as it is drawn; ``DealSampler`` draws only as far as it reads)."""
+    n = len(items)
+    for position in range(start, n - 1):
+        other = position + rng.below(n - position)
         swapped = items[other]
-        items[other] = items[last]
-        items[last] = swapped
+        items[other] = items[position]
+        items[position] = swapped
 
 
 class DealSampler:
@@ -57,6 +66,9 @@ class DealSampler:
         self.slots = [(seat, place, count, allowed) for _, seat, place, count, allowed in slots]
         self.seats = len(knowledge.groups)
         self.unseen_tiles = indices(self.unseen)
+        #: The unseen tiles in the order of the deal being drawn (reused: a
+        #: uniform shuffle of any order is uniform).
+        self.order = self.unseen_tiles[:]
         hidden = sum(count for _, _, count, _ in self.slots)
         if hidden + knowledge.view.boneyard_size != self.unseen.bit_count():
             raise ValueError("the hand sizes and the boneyard do not add up to the unseen tiles")
@@ -84,9 +96,13 @@ class DealSampler:
         The boneyard is a list of tile indices in drawing order from its end.
         """
         for _ in range(_WEIGHT_RETRIES):
-            filled, order, taken = self._fill(rng)
+            filled, taken, drawn = self._fill(rng)
             if self._kept(filled, rng):
                 break
+        # The weights judge the hands alone: only a deal kept has the rest of
+        # its order drawn, for the boneyard.
+        order = self.order
+        shuffle_from(order, drawn, rng)
         hands = [0] * self.seats
         slots = self.slots
         for number in range(len(slots)):
@@ -96,37 +112,48 @@ class DealSampler:
         boneyard = [tile for tile in order if not taken >> tile & 1]
         return hands, boneyard
 
-    def _fill(self, rng: SearchRandom) -> tuple[list[int], list[int], int]:
-        """Tiles for each slot (as masks, in ``slots`` order), the unseen tiles
-        in a random order, and the tiles the slots took."""
-        order = self.unseen_tiles[:]
+    def _fill(self, rng: SearchRandom) -> tuple[list[int], int, int]:
+        """Tiles for each slot (as masks, in ``slots`` order), the tiles the
+        slots took, and how far ``order`` is drawn (its first positions are a
+        uniformly random order's; the rest is left for the boneyard)."""
+        order = self.order
+        n = len(order)
         for _ in range(_RETRIES):
             # A slot takes the first tiles it may of one random order of the
             # unseen: a uniform choice among what it may take and is left.
-            shuffle(order, rng)
+            # The order is drawn only as far as the slots read it.
+            drawn = 0
             taken = 0
             filled = []
             for _, _, count, allowed in self.slots:
                 mask = 0
                 need = count
-                for tile in order:
+                position = 0
+                while need and position < n:
+                    if position == drawn:
+                        other = drawn + rng.below(n - drawn)
+                        tile = order[other]
+                        order[other] = order[drawn]
+                        order[drawn] = tile
+                        drawn += 1
+                    else:
+                        tile = order[position]
+                    position += 1
                     bit = 1 << tile
                     if allowed & bit and not taken & bit:
                         mask |= bit
                         need -= 1
-                        if not need:
-                            break
                 if need:
                     break
                 filled.append(mask)
                 taken |= mask
             else:
-                return filled, order, taken
+                return filled, taken, drawn
         filled = self._matched(rng)
         taken = 0
         for mask in filled:
             taken |= mask
-        return filled, order, taken
+        return filled, taken, 0
 
     def _matched(self, rng: SearchRandom) -> list[int]:
         """A consistent filling found by augmenting paths, units and tiles in random order."""

@@ -53,6 +53,8 @@ _FINISHING_SHARE: Final = 0.05
 #: ... and at least this much (ms): at 20 ms a decision, 5% left the p99
 #: decision 0.6 ms over its budget with two searching processes on two cores.
 _FINISHING_MS: Final = 1.5
+#: What ``_descend`` reads for leads when the position is not a lead (never written).
+_NO_LEADS: Final[list[int]] = []
 
 
 class _Node:
@@ -223,19 +225,52 @@ def _descend(
 ) -> int:
     """Selection and expansion from ``node``: down the tree while every move
     this deal allows has a node (UCB1 over availability), then one new node.
-    Appends the nodes visited to ``path``; the moves played."""
+    Appends the nodes visited to ``path``; the moves played.
+
+    The plays are met arm by arm, tiles lowest first, as the playout meets
+    them, with no list of them (but for a lead): this is most of a
+    simulation's steps in the tree.  The new node's play is a uniform pick
+    of the untried ones (reservoir sampling, one draw each)."""
     played = 0
+    has = position.tables.has
     while not position.hand_over:
         seat = position.turn
+        seat_key = seat << 16
         children = node.children
-        untried = []
+        leads = position.legal_moves() if position.lead < 0 else _NO_LEADS
+        hand = position.hands[seat]
+        ends = position.ends
+        arms = len(ends)
+        end = -1
+        fits = 0
+        next_lead = 0
+        untried_move = -1
+        untried = 0
         best_child = None
         best_move = 0
         best_score = -math.inf
-        for move in position.legal_moves():
-            child = children.get(move | seat << 16)
+        while True:
+            if leads:
+                if next_lead == len(leads):
+                    break
+                move = leads[next_lead]
+                next_lead += 1
+            else:
+                while not fits and end < arms - 1:
+                    end += 1
+                    number = ends[end]
+                    if number >= 0:
+                        fits = hand & has[number]
+                if not fits:
+                    break
+                lowest = fits & -fits
+                fits ^= lowest
+                move = (lowest.bit_length() - 1) << END_BITS | end
+            child = children.get(move | seat_key)
             if child is None:
-                untried.append(move)
+                untried += 1
+                if untried == 1 or rng.below(untried) == 0:
+                    untried_move = move
                 continue
             child.available += 1
             visits = child.visits
@@ -251,11 +286,10 @@ def _descend(
                 best_move = move
         played += 1
         if untried:
-            move = untried[rng.below(len(untried))]
             child = _Node(position.tables.side[seat])
             child.available = 1
-            children[move | seat << 16] = child
-            position.play(move)
+            children[untried_move | seat_key] = child
+            position.play(untried_move)
             path.append(child)
             return played
         assert best_child is not None
