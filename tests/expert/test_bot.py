@@ -17,7 +17,7 @@ from muggins.bots.ladder import BOT_LEVELS
 from muggins.bots.levels import Bot, make_bot, tell
 from muggins.expert.bot import ExpertBot, analyse_state
 from muggins.expert.knowledge import knowledge_of, seat_view
-from muggins.expert.search import search
+from muggins.expert.search import search, searching_seconds
 from muggins.expert.search_structs import SearchSettings
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.events import BoneyardStacked, Event, TileDrawn, TilesDealt
@@ -230,6 +230,14 @@ def test_a_time_budget_follows_the_injected_clock() -> None:
     assert 3 <= len(clock_reads) <= 8
     with pytest.raises(ValueError, match="clock"):
         ExpertBot(random.Random(1), budget_ms=50)
+
+
+def test_a_budgeted_search_keeps_a_reserve_for_its_last_steps() -> None:
+    """5% of the budget, at least 1.5 ms (at 20 ms, 5% left the p99 decision
+    over its budget), at most half of it."""
+    assert searching_seconds(200.0) == pytest.approx(0.190)
+    assert searching_seconds(20.0) == pytest.approx(0.0185)
+    assert searching_seconds(2.0) == pytest.approx(0.001)
 
 
 def test_the_garbage_collector_waits_while_the_expert_searches() -> None:

@@ -29,19 +29,13 @@ _WEIGHT_RETRIES: Final = 24
 
 
 def shuffle(items: list[int], rng: SearchRandom) -> None:
-    """``items`` in a uniformly random order, in place (Fisher-Yates).
+    """``items`` in a uniformly random order, in place (Fisher-Yates from the
+    front: each position takes a uniform pick of those not yet placed, the
+    way ``DealSampler._fill`` draws its order only as far as it reads it).
     ``Random.shuffle`` is Python code: once a simulation, the interpreter
     running it cost more than the compiled sampler around it."""
-    shuffle_from(items, 0, rng)
-
-
-def shuffle_from(items: list[int], start: int, rng: SearchRandom) -> None:
-    """``items[start:]`` in a uniformly random order, in place, position by
-    position from ``start`` (Fisher-Yates from the front: each position
-    takes a uniform pick of those not yet placed, so a prefix is final as
-    soon as it is drawn; ``DealSampler`` draws only as far as it reads)."""
     n = len(items)
-    for position in range(start, n - 1):
+    for position in range(n - 1):
         other = position + rng.below(n - position)
         swapped = items[other]
         items[other] = items[position]
@@ -65,10 +59,9 @@ class DealSampler:
         #: (seat, group's place, count, allowed tiles), the most constrained first.
         self.slots = [(seat, place, count, allowed) for _, seat, place, count, allowed in slots]
         self.seats = len(knowledge.groups)
-        self.unseen_tiles = indices(self.unseen)
         #: The unseen tiles in the order of the deal being drawn (reused: a
         #: uniform shuffle of any order is uniform).
-        self.order = self.unseen_tiles[:]
+        self.order = indices(self.unseen)
         hidden = sum(count for _, _, count, _ in self.slots)
         if hidden + knowledge.view.boneyard_size != self.unseen.bit_count():
             raise ValueError("the hand sizes and the boneyard do not add up to the unseen tiles")
@@ -96,26 +89,25 @@ class DealSampler:
         The boneyard is a list of tile indices in drawing order from its end.
         """
         for _ in range(_WEIGHT_RETRIES):
-            filled, taken, drawn = self._fill(rng)
+            filled, taken = self._fill(rng)
             if self._kept(filled, rng):
                 break
-        # The weights judge the hands alone: only a deal kept has the rest of
-        # its order drawn, for the boneyard.
-        order = self.order
-        shuffle_from(order, drawn, rng)
         hands = [0] * self.seats
         slots = self.slots
         for number in range(len(slots)):
             seat = slots[number][0]
             hands[seat] = hands[seat] | filled[number]
-        # The tiles left, in the random order they were met: a random drawing order.
-        boneyard = [tile for tile in order if not taken >> tile & 1]
+        # The tiles left, in an order of their own: not the order the slots
+        # read, where the tiles a slot could not take come first (so a seat's
+        # proven voids would be drawn last).  The weights judged the hands
+        # alone, so only a deal kept has its boneyard shuffled.
+        boneyard = [tile for tile in self.order if not taken >> tile & 1]
+        shuffle(boneyard, rng)
         return hands, boneyard
 
-    def _fill(self, rng: SearchRandom) -> tuple[list[int], int, int]:
-        """Tiles for each slot (as masks, in ``slots`` order), the tiles the
-        slots took, and how far ``order`` is drawn (its first positions are a
-        uniformly random order's; the rest is left for the boneyard)."""
+    def _fill(self, rng: SearchRandom) -> tuple[list[int], int]:
+        """Tiles for each slot (as masks, in ``slots`` order), and the tiles
+        the slots took."""
         order = self.order
         n = len(order)
         for _ in range(_RETRIES):
@@ -148,12 +140,12 @@ class DealSampler:
                 filled.append(mask)
                 taken |= mask
             else:
-                return filled, taken, drawn
+                return filled, taken
         filled = self._matched(rng)
         taken = 0
         for mask in filled:
             taken |= mask
-        return filled, taken, 0
+        return filled, taken
 
     def _matched(self, rng: SearchRandom) -> list[int]:
         """A consistent filling found by augmenting paths, units and tiles in random order."""

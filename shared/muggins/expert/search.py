@@ -105,6 +105,15 @@ def search(
             gc.enable()
 
 
+def searching_seconds(budget_ms: float) -> float:
+    """How long a search with ``budget_ms`` simulates: the last check of the
+    clock may fall up to _CLOCK_EVERY simulations after the deadline, and the
+    answer is built after it, so both come out of the budget (a reserve of
+    _FINISHING_SHARE, at least _FINISHING_MS, at most half the budget)."""
+    reserve_ms = min(budget_ms / 2, max(_FINISHING_MS, budget_ms * _FINISHING_SHARE))
+    return (budget_ms - reserve_ms) / 1000.0
+
+
 def _search(
     knowledge: Knowledge,
     settings: SearchSettings,
@@ -119,11 +128,7 @@ def _search(
     if limit is None:
         if clock is None:
             raise ValueError("a time budget needs a clock")
-        # The last check may fall up to _CLOCK_EVERY simulations after the
-        # deadline, and the answer is built after it: both come out of the budget.
-        budget_ms = settings.budget_ms
-        reserve_ms = min(budget_ms / 2, max(_FINISHING_MS, budget_ms * _FINISHING_SHARE))
-        deadline = clock() + (budget_ms - reserve_ms) / 1000.0
+        deadline = clock() + searching_seconds(settings.budget_ms)
     view = knowledge.view
     root = root_position(knowledge)
     tables = root.tables
@@ -166,8 +171,12 @@ def _search(
             _back_up(path, dealt, root_scores, others, bonus)
             continue
         # Every root play on the same deal, with the same random choices after
-        # it: the plays are compared on equal luck.
-        luck = rng.spawn()
+        # it: the plays are compared on equal luck.  The tree and the playout
+        # draw from generators of their own, so the tree's steps below one
+        # root play (how many untried plays it met) cannot shift the
+        # playout's numbers from those of the others.
+        tree_luck = rng.spawn()
+        playout_luck = rng.spawn()
         for move in moves:
             iterations += 1
             position = dealt.copy()
@@ -175,9 +184,8 @@ def _search(
             child.available += 1
             position.play(move)
             path = [tree, child]
-            same_luck = luck.copy()
-            simulated += 1 + _descend(child, path, position, same_luck, exploration)
-            simulated += _playout(position, same_luck, greedy_rate)
+            simulated += 1 + _descend(child, path, position, tree_luck.copy(), exploration)
+            simulated += _playout(position, playout_luck.copy(), greedy_rate)
             _back_up(path, position, root_scores, others, bonus)
     stats = []
     for move in moves:
@@ -366,6 +374,8 @@ def _playout(position: Position, rng: SearchRandom, greedy_rate: float) -> int:
                 if key > best:
                     best = key
                     best_move = tile << END_BITS | end
+        if not plays:  # never from a search (a seat on turn has a play); a guard
+            raise ValueError("the seat on turn has no play: the position needs advance()")
         move = best_move
         if plays > 1 and rng.random() >= greedy_rate:
             move = _nth_play(hand, ends, has, rng.below(plays))

@@ -10,9 +10,9 @@ the Random it is given, so a fixed seed gives the same decisions.
 
 xoshiro128** (Blackman and Vigna, 2018): 128 bits of state in four 32-bit
 words, period 2**128 - 1, and it passes the usual statistical batteries.
-Its words are ``i64``, machine integers when compiled (plain C arithmetic,
-no reference counts; every value stays below 2**41, so nothing overflows)
-and plain ints when not.
+Its words are ``i64``: machine integers when compiled (plain C arithmetic,
+no reference counts), plain ints when not.  Every value stays below 2**43,
+and ``below``'s product below 2**59, so nothing overflows in either.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "muggins/rules/shuffle.py",
     "muggins/rules/scoring.py",
     "muggins/rules/tuples.py",
-    # The expert's search: its position, deal sampler and tree (issue #27).
+    # The expert's search: its position, deal sampler, tree and random numbers (issue #27).
     "muggins/expert/position.py",
     "muggins/expert/sampler.py",
     "muggins/expert/search.py",
