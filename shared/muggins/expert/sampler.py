@@ -34,12 +34,18 @@ def shuffle(items: list[int], rng: SearchRandom) -> None:
     way ``DealSampler._fill`` draws its order only as far as it reads it).
     ``Random.shuffle`` is Python code: once a simulation, the interpreter
     running it cost more than the compiled sampler around it."""
-    n = len(items)
-    for position in range(n - 1):
-        other = position + rng.below(n - position)
-        swapped = items[other]
-        items[other] = items[position]
-        items[position] = swapped
+    for position in range(len(items) - 1):
+        draw_into(items, position, rng)
+
+
+def draw_into(items: list[int], position: int, rng: SearchRandom) -> int:
+    """One step of Fisher-Yates from the front: a uniform pick of
+    ``items[position:]`` swapped into ``position``; the pick."""
+    other = position + rng.below(len(items) - position)
+    picked = items[other]
+    items[other] = items[position]
+    items[position] = picked
+    return picked
 
 
 class DealSampler:
@@ -123,10 +129,7 @@ class DealSampler:
                 position = 0
                 while need and position < n:
                     if position == drawn:
-                        other = drawn + rng.below(n - drawn)
-                        tile = order[other]
-                        order[other] = order[drawn]
-                        order[drawn] = tile
+                        tile = draw_into(order, drawn, rng)
                         drawn += 1
                     else:
                         tile = order[position]
