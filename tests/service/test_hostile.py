@@ -94,8 +94,12 @@ async def settled(service: Running) -> dict[str, int]:
 async def test_no_request_answers_500_and_a_refusal_writes_nothing(
     database_url: str, nats_server: EmbeddedNats, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # Bots that never move: a game the fuzz begins stays still after its deal.
-    async with serve(database_url, nats_server.url, bot_delay=3600) as service:
+    # Nothing moves on its own while the fuzz runs: bots that never move, and
+    # no clock, grace or absence that runs out (a seated person's 30 s turn clock
+    # once ran out mid-fuzz and its takeover was counted against a refusal).
+    async with serve(database_url, nats_server.url, bot_delay=3600, turn_clock_seconds=600,
+                     grace_period=3600, absence_wait=24 * 3600,
+                     idle_close=7 * 24 * 3600) as service:
         await fuzz_every_route(service, caplog)
 
 
