@@ -45,6 +45,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import asyncpg
 import httpx
 import msgspec
 import websockets
@@ -80,6 +81,8 @@ class Stats:
     #: CPU seconds the service process spent while the clients played (the
     #: cost of a move, steadier than the latency on a shared machine).
     service_cpu: float = 0.0
+    #: CPU seconds each part of the machine spent meanwhile (``machine_cpu``).
+    machine: dict[str, float] = field(default_factory=dict)
 
 
 async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: Stats,
@@ -153,6 +156,39 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children_cpu(parent: int) -> float:
+    """CPU seconds of ``parent`` and its live children (PostgreSQL's backends)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(entry.name) == parent or int(fields[1]) == parent:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+@dataclass
+class Machine:
+    """The processes that share the cores: their CPU seconds so far, by part."""
+
+    postgres: EmbeddedPostgres
+    nats: EmbeddedNats
+
+    def cpu(self, service: int) -> dict[str, float]:
+        postmaster = Path(self.postgres.data_dir / "postgres" / "postmaster.pid")
+        nats = self.nats.running_pid()
+        return {
+            "service": process_cpu(service),
+            "PostgreSQL": children_cpu(int(postmaster.read_text().split()[0])),
+            "NATS": process_cpu(nats) if nats else 0.0,
+            "clients": process_cpu(os.getpid()),
+        }
+
+
 async def create_tables(base_url: str, tables: int, bots: str = ""
                         ) -> tuple[list[str], list[tuple[str, str, int]]]:
     """N two-seat tables with both seats taken (seat 1 by a server bot of
@@ -180,7 +216,8 @@ async def create_tables(base_url: str, tables: int, bots: str = ""
 async def play_tables(base_url: str, seats: list[tuple[str, str, int]],
                       sent: dict[str, float] | None = None,
                       sent_at_table: str | None = None,
-                      profile: tuple[int, str] | None = None) -> tuple[Stats, float]:
+                      profile: tuple[int, str] | None = None,
+                      machine: Machine | None = None) -> tuple[Stats, float]:
     """Every seat a client, for SECONDS: what they measured, and how long it
     took (with ``sent``: when each move at ``sent_at_table`` was sent; with
     ``profile`` (process id, name) and PROFILE, that process sampled meanwhile)."""
@@ -202,6 +239,7 @@ async def play_tables(base_url: str, seats: list[tuple[str, str, int]],
     rng = random.Random(2026)
     started = time.perf_counter()
     cpu_before = process_cpu(profile[0]) if profile else 0.0
+    machine_before = machine.cpu(profile[0]) if machine and profile else {}
     await asyncio.gather(*(
         seat_player(ws_url, table_id, token, seat, stats, until, random.Random(rng.random()),
                     sent if table_id == sent_at_table else None)
@@ -210,6 +248,9 @@ async def play_tables(base_url: str, seats: list[tuple[str, str, int]],
     elapsed = time.perf_counter() - started
     if profile:
         stats.service_cpu = process_cpu(profile[0]) - cpu_before
+    if machine and profile:
+        stats.machine = {part: seconds - machine_before[part]
+                         for part, seconds in machine.cpu(profile[0]).items()}
     gc.enable()
     if sampler is not None:
         sampler.wait(30)
@@ -217,10 +258,10 @@ async def play_tables(base_url: str, seats: list[tuple[str, str, int]],
 
 
 async def run_load(base_url: str, tables: int, bots: str = "",
-                   profile: tuple[int, str] | None = None
+                   profile: tuple[int, str] | None = None, machine: Machine | None = None
                    ) -> tuple[Stats, list[str], float]:
     ids, seats = await create_tables(base_url, tables, bots)
-    stats, elapsed = await play_tables(base_url, seats, profile=profile)
+    stats, elapsed = await play_tables(base_url, seats, profile=profile, machine=machine)
     return stats, ids, elapsed
 
 
@@ -246,6 +287,25 @@ def over_100_ms(metrics: str,
     return buckets.get("+Inf", 0.0), buckets.get("+Inf", 0.0) - buckets.get("0.1", 0.0)
 
 
+#: The service's histograms of a move's steps, in order (docs/service.md).
+STAGES = (("appended", "muggins_command_append_seconds"),
+          ("published", "muggins_relay_publish_seconds"),
+          ("delivered", "muggins_bus_delivery_seconds"),
+          ("broadcast", "muggins_command_to_broadcast_seconds"))
+
+
+def bucket_quantile(metrics: str, histogram: str, share: float) -> float:
+    """The upper bound (seconds) of the bucket of a histogram where
+    ``share`` of its observations are reached: a quantile to a bucket's width."""
+    buckets = sorted((float(le), count) for le, count
+                     in labelled(metrics, f"{histogram}_bucket", "le").items())
+    total = buckets[-1][1] if buckets else 0.0
+    for bound, count in buckets:
+        if count >= share * total:
+            return bound
+    return float("inf")
+
+
 async def verify_tables(database_url: str, ids: list[str]) -> int:
     pool = await create_pool(database_url)
     store = EventStore(pool)
@@ -261,6 +321,44 @@ async def verify_tables(database_url: str, ids: list[str]) -> int:
     finally:
         await pool.close()
     return bad
+
+
+async def with_statement_statistics(postgres: EmbeddedPostgres, url: str) -> str:
+    """PostgreSQL restarted with pg_stat_statements loaded (for PROFILE runs):
+    what each statement costs the database, beside the service's own profile."""
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute(
+            "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+        # Statements inside functions too: what append_events' parts cost.
+        await connection.execute("ALTER SYSTEM SET pg_stat_statements.track = 'all'")
+    finally:
+        await connection.close()
+    postgres.stop()
+    url = postgres.start()
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    finally:
+        await connection.close()
+    return url
+
+
+async def statement_statistics(url: str, reset: bool = False) -> list[tuple[int, float, str]]:
+    """The statements run since the last reset, costliest first: (calls,
+    total milliseconds, the statement's first 90 characters)."""
+    connection = await asyncpg.connect(url)
+    try:
+        if reset:
+            await connection.execute("SELECT pg_stat_statements_reset()")
+            return []
+        rows = await connection.fetch(
+            "SELECT calls, total_exec_time, query FROM pg_stat_statements "
+            "ORDER BY total_exec_time DESC LIMIT 20")
+    finally:
+        await connection.close()
+    return [(row["calls"], row["total_exec_time"], " ".join(row["query"].split())[:90])
+            for row in rows]
 
 
 async def wait_ready(base_url: str) -> None:
@@ -312,6 +410,9 @@ async def main() -> int:
         postgres = EmbeddedPostgres(Path(folder))
         nats = EmbeddedNats(Path(folder))
         database_url, nats_url = postgres.start(), nats.start()
+        if PROFILE:
+            database_url = await with_statement_statistics(postgres, database_url)
+        machine = Machine(postgres, nats)
         env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
                "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
         try:
@@ -326,8 +427,12 @@ async def main() -> int:
                 pids: list[int] = []
                 name = f"serve-{tables}{level}"
                 async with service_process(Path(folder), env, name, pids=pids) as base_url:
+                    if PROFILE:
+                        await statement_statistics(database_url, reset=True)
                     stats, ids, elapsed = await run_load(base_url, tables, level,
-                                                         profile=(pids[-1], name))
+                                                         profile=(pids[-1], name),
+                                                         machine=machine)
+                    statements = (await statement_statistics(database_url)) if PROFILE else []
                     metrics = await service_metrics(base_url)
                 decisions = labelled(metrics, "muggins_bot_decisions_total", "budget")
                 observed, slow = over_100_ms(metrics)
@@ -346,6 +451,21 @@ async def main() -> int:
                       flush=True)
                 print(f"     the service's own command->broadcast: {observed:.0f} observed, "
                       f"{slow / max(1, observed):.1%} over 100 ms", flush=True)
+                print("     a move's steps, p50 / p99 (to a bucket): " + ", ".join(
+                    f"{stage} by {1000 * bucket_quantile(metrics, name, 0.5):g} / "
+                    f"{1000 * bucket_quantile(metrics, name, 0.99):g} ms"
+                    for stage, name in STAGES), flush=True)
+                client_moves = max(1, stats.moves)
+                print("     CPU a client move: " + ", ".join(
+                    f"{part} {1e6 * seconds / client_moves:.0f} us" for part, seconds
+                    in stats.machine.items()) + f"; the two cores "
+                    f"{sum(stats.machine.values()) / elapsed / (os.cpu_count() or 1):.0%} busy",
+                    flush=True)
+                for calls, total_ms, query in statements[:12]:
+                    print(f"     SQL {calls / client_moves:5.2f} a move, "
+                          f"{1000 * total_ms / client_moves:6.0f} us a move, "
+                          f"{1000 * total_ms / max(1, calls):6.0f} us a call: {query}",
+                          flush=True)
                 if level == "expert":
                     full, shortened = decisions.get("full", 0), decisions.get("shortened", 0)
                     print(f"     expert decisions: {full:.0f} at full budget, {shortened:.0f} "

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 
+from tests.support.clients import SeatClient
 from tests.support.service import Running
+from tests.support.tables import create, sit
+from tests.support.waits import eventually
 
 
 async def test_a_sane_request_id_is_kept_and_an_insane_one_replaced(service: Running) -> None:
@@ -27,5 +30,37 @@ async def test_metrics_carry_the_series_the_alerts_use(service: Running) -> None
     for name in ("muggins_relay_lag_events", "muggins_projector_lag_events",
                  "muggins_due_tables", "muggins_overdue_tables",
                  "muggins_oldest_overdue_seconds", "muggins_command_to_broadcast_seconds",
-                 "muggins_scheduler_failures_total"):
+                 "muggins_command_append_seconds", "muggins_relay_publish_seconds",
+                 "muggins_bus_delivery_seconds", "muggins_scheduler_failures_total"):
         assert f"# TYPE {name}" in text, f"/metrics lacks {name}"
+
+
+async def test_each_step_of_a_move_is_timed(service: Running) -> None:
+    """A person's move is counted at each step the alert's runbook names:
+    appended, published by the relay, delivered to the table's follower,
+    broadcast (the registry is the process's: counted as it grows)."""
+    steps = ("muggins_command_append_seconds", "muggins_relay_publish_seconds",
+             "muggins_bus_delivery_seconds", "muggins_command_to_broadcast_seconds")
+
+    async def counts() -> dict[str, float]:
+        text = (await service.http.get("/metrics")).text
+        return {name: float(found.group(1)) if (found := re.search(
+                    rf"^{name}_count (\S+)$", text, re.MULTILINE)) else 0.0
+                for name in steps}
+
+    table_id = (await create(service, bots=[{"seat": 1}]))["table_id"]
+    ana = await SeatClient.connect(service.ws_url, table_id,
+                                   (await sit(service, table_id, 0, "Ana"))["token"])
+    try:
+        while not ana.may_play():  # the bot may lead
+            await ana.receive()
+        before = await counts()
+        await ana.play_once()
+
+        async def each_step_counted() -> bool:
+            now = await counts()
+            return all(now[name] > before[name] for name in steps)
+
+        await eventually(each_step_counted, what="the move counted at each step")
+    finally:
+        await ana.close()

@@ -40,7 +40,7 @@ from muggins.tables.errors import (
     YouLeft,
 )
 from muggins.tables.life_view import choices_from
-from muggins.tables.metrics import MOVES, BroadcastClock
+from muggins.tables.metrics import APPENDED, MOVES, BroadcastClock
 from muggins.tables.next_step import Step, Timings, next_step
 from muggins.tables.seating import Seating, Table
 from muggins.tables.wakeups import Wakeups
@@ -201,6 +201,7 @@ class Commands:
                         as_known = False  # another process moved first: the store's next
                         continue
                     new_version = recorded[-1].stream_version
+                    APPENDED.observe(time.monotonic() - came_in)
                     self.broadcast_clock.started(stream, new_version, came_in)
                     MOVES.labels(type(command).__name__, actor.partition(":")[0]).inc()
                     self._remember(stream, Game(game.number, new_version, new_state,

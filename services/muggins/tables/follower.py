@@ -52,7 +52,7 @@ from muggins.rules.game import evolve
 from muggins.rules.state import GameState
 from muggins.tables.chat import RECENT, line_of
 from muggins.tables.errors import TableNotFound
-from muggins.tables.metrics import BroadcastClock
+from muggins.tables.metrics import DELIVERED, BroadcastClock
 from muggins.tables.next_step import seconds_to_move, turn_began
 from muggins.tables.protocol import ChatLine
 from muggins.tables.seating import Table, table_from
@@ -274,6 +274,8 @@ class GameFollower:
             # whole on its own; the whole one is the one to fold.
             if bus.audience == "public" or not subject.endswith(".public"):
                 self._game_pending[bus.stream_version] = recorded
+                DELIVERED.observe(max(0.0, (datetime.datetime.now(datetime.UTC)
+                                            - recorded.recorded_at).total_seconds()))
 
     async def _catch_up_from_store(self) -> None:
         if self.table is not None:

@@ -34,6 +34,20 @@ COMMAND_TO_BROADCAST = Histogram(
     "muggins_command_to_broadcast_seconds",
     "From a command reaching this process to its view going out to the table's sockets",
     buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
+#: The steps of a move between those two ends (docs/service.md, "The move path"):
+#: the command decided and appended; then the relay's publishing
+#: (muggins.bus.relay's muggins_relay_publish_seconds); then the bus's
+#: delivery to the table's follower.
+APPENDED = Histogram(
+    "muggins_command_append_seconds",
+    "From a command reaching this process to its events' being stored (the table's "
+    "lock, the decision and the append)",
+    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
+DELIVERED = Histogram(
+    "muggins_bus_delivery_seconds",
+    "From a game event's recording in the store to a table's follower taking it "
+    "from the bus (publishing included)",
+    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
 OPEN_SOCKETS = Gauge("muggins_open_sockets", "Open sockets by kind (play, watch, events)",
                      ["kind"])
 BOT_DECISIONS_WAITING = Gauge("muggins_bot_decisions_waiting",

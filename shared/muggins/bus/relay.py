@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import structlog
 from nats.js import JetStreamContext
+from prometheus_client import Histogram
 
 from muggins.bus.jetstream import Redactor, bus_down, messages_for, outage
 from muggins.eventstore.records import RecordedEvent
@@ -42,6 +44,14 @@ FIRST_BACKOFF = 0.25
 MAX_BACKOFF = 5.0
 
 log = structlog.get_logger(__name__)
+
+#: A move's second step (after its append, before its delivery to the
+#: table's followers): from the event's recording to JetStream's ack.
+PUBLISHED = Histogram(
+    "muggins_relay_publish_seconds",
+    "From an event's recording in the store to JetStream's acknowledgement of it "
+    "(each page's first event)",
+    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
 
 
 class Relay:
@@ -113,6 +123,8 @@ class Relay:
                             acks.append(await js.publish_async(
                                 subject, body, headers={"Nats-Msg-Id": message_id}))
                     await asyncio.gather(*acks)
+                PUBLISHED.observe(max(0.0, (datetime.datetime.now(datetime.UTC)
+                                            - recorded[0].recorded_at).total_seconds()))
             finally:
                 # An ack that never comes (a stream leader killed mid-publish)
                 # holds one of the client's in-flight permits until it is
