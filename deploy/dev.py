@@ -79,7 +79,14 @@ def _run(*argv: str) -> int:
 
 def run(args: list[str]) -> int:
     ensure_environment()
-    return _run(str(BIN / "muggins"), *(args or ["serve"]))
+    argv = [str(BIN / "muggins"), *(args or ["serve"])]
+    if os.name == "nt":
+        return _run(*argv)
+    # This process becomes the service: a SIGTERM or Ctrl-C to it reaches the
+    # service itself, which stops cleanly (a child would be left running).
+    print("+ " + " ".join(argv), flush=True)
+    os.chdir(ROOT)
+    os.execv(argv[0], argv)
 
 
 #: What the tests need from Debian beside Python: the browser tests' Chromium,
