@@ -16,7 +16,7 @@ from muggins.eventstore.store import StoreUnavailable, create_pool
 from muggins.infra.database_roles import OWNER_ROLE
 from muggins.infra.sql import migration_files
 
-MIGRATIONS = Path(__file__).parent / "migrations"
+MIGRATIONS = Path(__file__).parent
 _MIGRATION_LOCK = 7431020611
 
 log = structlog.get_logger(__name__)
