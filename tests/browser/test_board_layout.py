@@ -87,6 +87,22 @@ TARGETS = """() => {
   };
 }"""
 
+#: A score told while "which end?" asks (the toast shown as tell() shows it):
+#: the end buttons it would lie over, seen (an empty list: none).
+TOAST_OVER_PROMPT = """() => {
+  const toast = document.getElementById('toast');
+  toast.textContent = 'Bea +10';
+  toast.hidden = false;
+  const a = toast.getBoundingClientRect();
+  const seen = getComputedStyle(toast).visibility !== 'hidden';
+  const under = [...document.querySelectorAll('#prompt button')].filter((button) => {
+    const b = button.getBoundingClientRect();
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  });
+  toast.hidden = true;
+  return seen ? under.map((button) => button.textContent) : [];
+}"""
+
 
 async def against_a_bot(pages: Pages, *, lang: str, preset: str | None,
                         size: dict[str, Any]) -> Page:
@@ -179,7 +195,7 @@ async def test_an_end_is_chosen_beside_it_in_one_colour_without_moving_the_hand(
     """Targets beside the ends, never over a tile (the Spanish "izquierda"
     covered a third of one); the chosen end in one colour on the board and
     on its button; the prompt moves nothing (at 1280x800 it pushed the hand
-    off the screen); a tap on an end plays there."""
+    off the screen), and no toast lies over it; a tap on an end plays there."""
     page = await against_a_bot(pages, lang=lang, preset="playelephant", size=size)
     touch = bool(size.get("has_touch"))
     chosen = 0
@@ -218,6 +234,8 @@ async def test_an_end_is_chosen_beside_it_in_one_colour_without_moving_the_hand(
         assert asked["hand"]["y"] == before["hand"]["y"], (before, asked)
         assert asked["bar"] == before["bar"], (before, asked)
         assert asked["hand"]["y"] + asked["hand"]["height"] <= asked["viewport"], asked
+        # A score told just then does not hide the buttons (it did for 2 s on a phone).
+        assert await page.evaluate(TOAST_OVER_PROMPT) == []
         # The other end chosen with the keyboard (desktop), or by pointing at
         # its target: both places follow.
         other = next(end for end in seen["targets"] if end not in seen["chosen_targets"])

@@ -642,6 +642,47 @@ async def test_the_next_hand_on_your_turn_folds_the_result_off_the_board(
     assert await play_a_move(page)
 
 
+@pytest.mark.parametrize(("lang", "seats", "name"), [
+    ("en", 4, "table-each-for-themselves-phone-en.png"),
+    ("es", 3, "table-each-for-themselves-phone-es.png"),
+])
+async def test_seats_each_for_themselves_are_all_on_a_phones_screen(
+    pages: Pages, service: Running, tmp_path: Path, lang: str, seats: int, name: str,
+) -> None:
+    """Three or four seats each for themselves put every seat, with its
+    score, in the scores' row, which still scrolled sideways on a phone (the
+    last notes): now one card a seat, all on the screen, each with its name,
+    its score and, for the others, the tiles they hold."""
+    page, _ = await seated_page(pages, service, PHONE, lang, preset="all-fives", seats=seats,
+                                partnerships=False,
+                                bots=[{"seat": seat} for seat in range(1, seats)])
+    await my_turn(page)
+    sides = page.locator("#scores > .side")
+    await expect(sides).to_have_count(seats)
+    await expect(page.locator("#scores .tiles-left")).to_have_count(seats - 1)
+    scrolled = await page.evaluate("""() => {
+        const row = document.querySelector('.seats-row');
+        return row.scrollWidth - row.clientWidth; }""")
+    assert scrolled <= 0, scrolled  # nothing beside the screen
+    for side in await sides.all():
+        box = await side.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+        for part in ("strong", ".tiles-left", ".seat-name, .me"):
+            if not await side.locator(part).count():
+                continue  # the reader's own card has no tiles left
+            inside = await side.locator(part).first.bounding_box()
+            assert inside is not None and inside["x"] >= box["x"] - 0.5 and (
+                inside["x"] + inside["width"] <= box["x"] + box["width"] + 0.5), (part, inside, box)
+        await expect(side.locator("strong")).to_have_text(re.compile(r"^\d+$"))
+    await expect(page.locator("#scores .tiles-left").first).to_have_text(
+        re.compile(r"\d+ (tiles|fichas)"))
+    # Small, so that the board starts high on the screen.
+    assert (await rect(page, ".seats-row"))["height"] <= 110
+    assert (await rect(page, "#board-frame"))["y"] < 260
+    await page.evaluate("() => window.scrollTo(0, 0)")
+    await screenshot(page, shot(tmp_path, name))
+
+
 @pytest.mark.parametrize(("lang", "name"), [
     ("en", "table-four-seats-phone-en.png"), ("es", "table-four-seats-phone-es.png"),
 ])
