@@ -47,6 +47,11 @@ def _stamp_for(extras: str) -> str:
 def ensure_environment(extras: str = "dev") -> None:
     """Create the venv and install the project with ``extras`` if not done yet."""
     if not PYTHON.exists():
+        if VENV.exists() and any(VENV.iterdir()) and not (VENV / "pyvenv.cfg").exists():
+            # Never clear a folder that is not a virtual environment (a
+            # MUGGINS_VENV of /usr would be emptied).
+            sys.exit(f"{VENV} is not a virtual environment: set MUGGINS_VENV to a new "
+                     "folder, or one made by this script")
         print(f"creating virtual environment in {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
     stamp_file = VENV / ".muggins-installed"
@@ -72,8 +77,12 @@ def _compiled_engine_is_stale() -> bool:
     return check.returncode != 0
 
 
-def _run(*argv: str) -> int:
+def _announce(argv: list[str] | tuple[str, ...]) -> None:
     print("+ " + " ".join(argv), flush=True)
+
+
+def _run(*argv: str) -> int:
+    _announce(argv)
     return subprocess.run(argv, cwd=ROOT).returncode
 
 
@@ -84,7 +93,7 @@ def run(args: list[str]) -> int:
         return _run(*argv)
     # This process becomes the service: a SIGTERM or Ctrl-C to it reaches the
     # service itself, which stops cleanly (a child would be left running).
-    print("+ " + " ".join(argv), flush=True)
+    _announce(argv)
     os.chdir(ROOT)
     os.execv(argv[0], argv)
 

@@ -41,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +68,8 @@ PROFILE = os.environ.get("MUGGINS_BENCH_PROFILE", "")
 #: The share of the expert's decisions that may be shortened while a run
 #: still counts as "at full budget" (a burst of deals at the start may queue).
 FULL_BUDGET_SLACK = 0.01
+#: The cores this benchmark and the processes it starts may use.
+CORES = len(os.sched_getaffinity(0))
 
 
 @dataclass
@@ -81,7 +83,7 @@ class Stats:
     #: CPU seconds the service process spent while the clients played (the
     #: cost of a move, steadier than the latency on a shared machine).
     service_cpu: float = 0.0
-    #: CPU seconds each part of the machine spent meanwhile (``machine_cpu``).
+    #: CPU seconds each part of the machine spent meanwhile (``Machine.cpu``).
     machine: dict[str, float] = field(default_factory=dict)
 
 
@@ -150,24 +152,33 @@ async def seat_player(ws_url: str, table_id: str, token: str, seat: int, stats: 
         stats.errors.append(f"disconnected: {error}")
 
 
+def _stat_seconds(pid: int, *, reaped: bool = False) -> float:
+    """CPU seconds (user and system) process ``pid`` has used so far, with
+    ``reaped`` those of its children that ended and were waited for (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])
+    if reaped:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def process_cpu(pid: int) -> float:
     """CPU seconds (user and system) process ``pid`` has used so far (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return _stat_seconds(pid)
 
 
-def children_cpu(parent: int) -> float:
-    """CPU seconds of ``parent`` and its live children (PostgreSQL's backends)."""
-    total = 0.0
+def tree_cpu(parent: int) -> float:
+    """CPU seconds of ``parent`` and its children, live and ended (the
+    service's bot workers, PostgreSQL's backends and autovacuum workers)."""
+    total = _stat_seconds(parent, reaped=True)
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                total += _stat_seconds(int(entry.name), reaped=True)
+        except (OSError, ValueError):  # gone meanwhile
             continue
-        if int(entry.name) == parent or int(fields[1]) == parent:
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
 
 
@@ -179,11 +190,10 @@ class Machine:
     nats: EmbeddedNats
 
     def cpu(self, service: int) -> dict[str, float]:
-        postmaster = Path(self.postgres.data_dir / "postgres" / "postmaster.pid")
-        nats = self.nats.running_pid()
+        postmaster, nats = self.postgres.running_pid(), self.nats.running_pid()
         return {
-            "service": process_cpu(service),
-            "PostgreSQL": children_cpu(int(postmaster.read_text().split()[0])),
+            "service": tree_cpu(service),
+            "PostgreSQL": tree_cpu(postmaster) if postmaster else 0.0,
             "NATS": process_cpu(nats) if nats else 0.0,
             "clients": process_cpu(os.getpid()),
         }
@@ -258,9 +268,13 @@ async def play_tables(base_url: str, seats: list[tuple[str, str, int]],
 
 
 async def run_load(base_url: str, tables: int, bots: str = "",
-                   profile: tuple[int, str] | None = None, machine: Machine | None = None
+                   profile: tuple[int, str] | None = None, machine: Machine | None = None,
+                   before_play: Callable[[], Awaitable[None]] | None = None,
                    ) -> tuple[Stats, list[str], float]:
+    """Create the tables, then (after ``before_play``) play them."""
     ids, seats = await create_tables(base_url, tables, bots)
+    if before_play is not None:
+        await before_play()
     stats, elapsed = await play_tables(base_url, seats, profile=profile, machine=machine)
     return stats, ids, elapsed
 
@@ -294,16 +308,20 @@ STAGES = (("appended", "muggins_command_append_seconds"),
           ("broadcast", "muggins_command_to_broadcast_seconds"))
 
 
-def bucket_quantile(metrics: str, histogram: str, share: float) -> float:
+def bucket_quantile(metrics: str, histogram: str, share: float) -> float | None:
     """The upper bound (seconds) of the bucket of a histogram where
-    ``share`` of its observations are reached: a quantile to a bucket's width."""
+    ``share`` of its observations are reached: a quantile to a bucket's
+    width (None: nothing observed)."""
     buckets = sorted((float(le), count) for le, count
                      in labelled(metrics, f"{histogram}_bucket", "le").items())
     total = buckets[-1][1] if buckets else 0.0
-    for bound, count in buckets:
-        if count >= share * total:
-            return bound
-    return float("inf")
+    if not total:
+        return None
+    return next(bound for bound, count in buckets if count >= share * total)
+
+
+def as_ms(seconds: float | None) -> str:
+    return "none" if seconds is None else f"{1000 * seconds:g}"
 
 
 async def verify_tables(database_url: str, ids: list[str]) -> int:
@@ -344,14 +362,20 @@ async def with_statement_statistics(postgres: EmbeddedPostgres, url: str) -> str
     return url
 
 
-async def statement_statistics(url: str, reset: bool = False) -> list[tuple[int, float, str]]:
+async def reset_statement_statistics(url: str) -> None:
+    """pg_stat_statements counts afresh from now."""
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute("SELECT pg_stat_statements_reset()")
+    finally:
+        await connection.close()
+
+
+async def statement_statistics(url: str) -> list[tuple[int, float, str]]:
     """The statements run since the last reset, costliest first: (calls,
     total milliseconds, the statement's first 90 characters)."""
     connection = await asyncpg.connect(url)
     try:
-        if reset:
-            await connection.execute("SELECT pg_stat_statements_reset()")
-            return []
         rows = await connection.fetch(
             "SELECT calls, total_exec_time, query FROM pg_stat_statements "
             "ORDER BY total_exec_time DESC LIMIT 20")
@@ -409,13 +433,14 @@ async def main() -> int:
     with tempfile.TemporaryDirectory(prefix="muggins-bench-") as folder:
         postgres = EmbeddedPostgres(Path(folder))
         nats = EmbeddedNats(Path(folder))
-        database_url, nats_url = postgres.start(), nats.start()
-        if PROFILE:
-            database_url = await with_statement_statistics(postgres, database_url)
         machine = Machine(postgres, nats)
-        env = {**os.environ, "MUGGINS_DATABASE_URL": database_url, "MUGGINS_NATS_URL": nats_url,
-               "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
         try:
+            database_url, nats_url = postgres.start(), nats.start()
+            if PROFILE:
+                database_url = await with_statement_statistics(postgres, database_url)
+            env = {**os.environ, "MUGGINS_DATABASE_URL": database_url,
+                   "MUGGINS_NATS_URL": nats_url,
+                   "MUGGINS_LOG_LEVEL": "warning", "MUGGINS_LOG_FORMAT": "json"}
             # The all-clients run first: a bot run's tables go on playing on
             # the next service process (their next steps are durable), and
             # would weigh on whatever runs after them.
@@ -427,11 +452,11 @@ async def main() -> int:
                 pids: list[int] = []
                 name = f"serve-{tables}{level}"
                 async with service_process(Path(folder), env, name, pids=pids) as base_url:
-                    if PROFILE:
-                        await statement_statistics(database_url, reset=True)
-                    stats, ids, elapsed = await run_load(base_url, tables, level,
-                                                         profile=(pids[-1], name),
-                                                         machine=machine)
+                    stats, ids, elapsed = await run_load(
+                        base_url, tables, level, profile=(pids[-1], name), machine=machine,
+                        # The statements of the play alone, not of creating the tables.
+                        before_play=(lambda: reset_statement_statistics(database_url))
+                        if PROFILE else None)
                     statements = (await statement_statistics(database_url)) if PROFILE else []
                     metrics = await service_metrics(base_url)
                 decisions = labelled(metrics, "muggins_bot_decisions_total", "budget")
@@ -452,14 +477,14 @@ async def main() -> int:
                 print(f"     the service's own command->broadcast: {observed:.0f} observed, "
                       f"{slow / max(1, observed):.1%} over 100 ms", flush=True)
                 print("     a move's steps, p50 / p99 (to a bucket): " + ", ".join(
-                    f"{stage} by {1000 * bucket_quantile(metrics, name, 0.5):g} / "
-                    f"{1000 * bucket_quantile(metrics, name, 0.99):g} ms"
+                    f"{stage} by {as_ms(bucket_quantile(metrics, name, 0.5))} / "
+                    f"{as_ms(bucket_quantile(metrics, name, 0.99))} ms"
                     for stage, name in STAGES), flush=True)
                 client_moves = max(1, stats.moves)
                 print("     CPU a client move: " + ", ".join(
                     f"{part} {1e6 * seconds / client_moves:.0f} us" for part, seconds
-                    in stats.machine.items()) + f"; the two cores "
-                    f"{sum(stats.machine.values()) / elapsed / (os.cpu_count() or 1):.0%} busy",
+                    in stats.machine.items()) + f"; the {CORES} cores "
+                    f"{sum(stats.machine.values()) / elapsed / CORES:.0%} busy",
                     flush=True)
                 for calls, total_ms, query in statements[:12]:
                     print(f"     SQL {calls / client_moves:5.2f} a move, "

@@ -87,20 +87,32 @@ TARGETS = """() => {
   };
 }"""
 
-#: A score told while "which end?" asks (the toast shown as tell() shows it):
-#: the end buttons it would lie over, seen (an empty list: none).
+#: What a toast told while "which end?" asks would lie over: news of a move
+#: (as tell() marks it) and anything else the page says ("not sent"), each
+#: shown as the page shows it; the end buttons each covers while seen.
 TOAST_OVER_PROMPT = """() => {
   const toast = document.getElementById('toast');
-  toast.textContent = 'Bea +10';
-  toast.hidden = false;
-  const a = toast.getBoundingClientRect();
-  const seen = getComputedStyle(toast).visibility !== 'hidden';
-  const under = [...document.querySelectorAll('#prompt button')].filter((button) => {
-    const b = button.getBoundingClientRect();
-    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-  });
+  const covered = [];
+  for (const news of [true, false]) {
+    toast.textContent = news ? 'Bea +10' : 'Not sent: you are offline';
+    toast.classList.toggle('news', news);
+    toast.hidden = false;
+    const style = getComputedStyle(toast);
+    const a = toast.getBoundingClientRect();
+    if (style.visibility !== 'hidden' && style.opacity !== '0') {
+      for (const button of document.querySelectorAll('#prompt button')) {
+        const b = button.getBoundingClientRect();
+        if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) {
+          covered.push(`${news ? 'news' : 'other'} over ${button.textContent}`);
+        }
+      }
+    } else if (!news) {
+      covered.push('a toast that is not news was hidden');
+    }
+  }
   toast.hidden = true;
-  return seen ? under.map((button) => button.textContent) : [];
+  toast.classList.remove('news');
+  return covered;
 }"""
 
 

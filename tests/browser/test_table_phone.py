@@ -683,6 +683,30 @@ async def test_seats_each_for_themselves_are_all_on_a_phones_screen(
     await screenshot(page, shot(tmp_path, name))
 
 
+async def test_a_spectator_of_partners_sees_both_sides_on_a_phone(
+    pages: Pages, service: Running, tmp_path: Path,
+) -> None:
+    """A spectator of four seats in partnerships reads two sides of two seats
+    each: on a phone the second side was off the screen (found looking at
+    the cards above).  Now side by side, every seat and both scores on it."""
+    page, table_id = await seated_page(pages, service, PHONE, "en", preset="playelephant",
+                                       seats=4, partnerships=True,
+                                       bots=[{"seat": 1}, {"seat": 2}, {"seat": 3}])
+    await my_turn(page)
+    watcher = await pages.open(f"/watch/{table_id}", **PHONE)
+    await expect(watcher.locator("#game")).to_be_visible()
+    await expect(watcher.locator("#scores .opponent")).to_have_count(4)
+    scrolled = await watcher.evaluate("""() => {
+        const row = document.querySelector('.seats-row');
+        return row.scrollWidth - row.clientWidth; }""")
+    assert scrolled <= 0, scrolled  # nothing beside the screen
+    for part in await watcher.locator("#scores .side, #scores .opponent, #scores strong").all():
+        box = await part.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    assert (await rect(watcher, ".seats-row"))["height"] <= 120
+    await screenshot(watcher, shot(tmp_path, "table-watch-partners-phone-en.png"))
+
+
 @pytest.mark.parametrize(("lang", "name"), [
     ("en", "table-four-seats-phone-en.png"), ("es", "table-four-seats-phone-es.png"),
 ])

@@ -16,21 +16,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from muggins.infra.embedded import free_port, pid_alive
+from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres, free_port, pid_alive
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def embedded_servers(data: Path) -> list[int]:
-    """The process ids of the embedded PostgreSQL (its postmaster) and NATS
-    on ``data``, from their pid files."""
-    return [int(path.read_text().split()[0]) for path in (
-        data / "postgres" / "postmaster.pid", data / "nats" / "nats-server.pid")]
+STAMP = Path(sys.prefix) / ".muggins-installed"
 
 
 def processes_of(data: Path) -> list[int]:
-    """Every process started with ``data`` as its data folder (in its
-    environment): what must not be left running, whatever happens."""
+    """The processes started with ``data`` as their data folder in their
+    environment (a service that outlived its dev.py would be one)."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
@@ -42,10 +36,18 @@ def processes_of(data: Path) -> list[int]:
 
 
 @pytest.mark.servers
+@pytest.mark.skipif(sys.prefix == sys.base_prefix or not STAMP.exists(),
+                    reason="dev.py run is tried on the environment dev.py made, and only there")
 def test_a_sigterm_to_dev_run_stops_the_service_and_its_servers(tmp_path: Path) -> None:
     port = free_port()
-    environment = {**os.environ, "MUGGINS_DATA_DIR": str(tmp_path / "data"),
-                   "MUGGINS_VENV": str(Path(sys.executable).parent.parent)}
+    data = tmp_path / "data"
+    # The environment this test runs in, which dev.py made and finds up to
+    # date (so it installs nothing); the embedded servers, whatever the
+    # caller's environment names.
+    environment = {name: value for name, value in os.environ.items()
+                   if name not in ("MUGGINS_DATABASE_URL", "MUGGINS_NATS_URL")}
+    environment.update(MUGGINS_DATA_DIR=str(data), MUGGINS_VENV=sys.prefix)
+    postgres, nats = EmbeddedPostgres(data), EmbeddedNats(data)
     with open(tmp_path / "run.log", "w") as log:
         run = subprocess.Popen([sys.executable, "deploy/dev.py", "run", "serve", "--port",
                                 str(port)], cwd=ROOT, env=environment, stdout=log,
@@ -61,8 +63,8 @@ def test_a_sigterm_to_dev_run_stops_the_service_and_its_servers(tmp_path: Path) 
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
-        servers = embedded_servers(tmp_path / "data")
-        assert all(pid_alive(pid) for pid in servers)
+        servers = [postgres.running_pid(), nats.running_pid()]
+        assert None not in servers, servers
         run.send_signal(signal.SIGTERM)
         code = run.wait(60)
         assert code in (0, -signal.SIGTERM), (code, (tmp_path / "run.log").read_text()[-2000:])
@@ -71,9 +73,11 @@ def test_a_sigterm_to_dev_run_stops_the_service_and_its_servers(tmp_path: Path) 
             assert time.monotonic() < deadline, f"left running: {servers}"
             time.sleep(0.1)
     finally:
-        if run.poll() is None:
+        if run.poll() is None:  # the test failed: nothing of it may outlive it
             run.kill()
             run.wait()
-        for pid in processes_of(tmp_path / "data"):  # a service left behind, and its servers
+        for pid in processes_of(data):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+        postgres.stop("immediate")
+        nats.stop()

@@ -94,9 +94,10 @@ async def settled(service: Running) -> dict[str, int]:
 async def test_no_request_answers_500_and_a_refusal_writes_nothing(
     database_url: str, nats_server: EmbeddedNats, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # Nothing moves on its own while the fuzz runs: bots that never move, and
-    # no clock, grace or absence that runs out (a seated person's 30 s turn clock
-    # once ran out mid-fuzz and its takeover was counted against a refusal).
+    # Nothing moves on its own while the fuzz runs (a few minutes at most):
+    # bots that never move, and the turn clock, the grace and the absence wait
+    # at their longest (a seated person's 30 s turn clock once ran out
+    # mid-fuzz, and its takeover was counted against a refusal).
     async with serve(database_url, nats_server.url, bot_delay=3600, turn_clock_seconds=600,
                      grace_period=3600, absence_wait=24 * 3600,
                      idle_close=7 * 24 * 3600) as service:

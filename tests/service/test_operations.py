@@ -3,7 +3,10 @@ metrics series the alerts in deploy/README.md are written against."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
+import time
 
 from tests.support.clients import SeatClient
 from tests.support.service import Running
@@ -38,7 +41,8 @@ async def test_metrics_carry_the_series_the_alerts_use(service: Running) -> None
 async def test_each_step_of_a_move_is_timed(service: Running) -> None:
     """A person's move is counted at each step the alert's runbook names:
     appended, published by the relay, delivered to the table's follower,
-    broadcast (the registry is the process's: counted as it grows)."""
+    broadcast.  Two people and no bot, so that nothing else moves; the
+    registry is the process's, so the counts are read as they grow."""
     steps = ("muggins_command_append_seconds", "muggins_relay_publish_seconds",
              "muggins_bus_delivery_seconds", "muggins_command_to_broadcast_seconds")
 
@@ -48,14 +52,24 @@ async def test_each_step_of_a_move_is_timed(service: Running) -> None:
                     rf"^{name}_count (\S+)$", text, re.MULTILINE)) else 0.0
                 for name in steps}
 
-    table_id = (await create(service, bots=[{"seat": 1}]))["table_id"]
-    ana = await SeatClient.connect(service.ws_url, table_id,
-                                   (await sit(service, table_id, 0, "Ana"))["token"])
+    table_id = (await create(service))["table_id"]
+    players = [await SeatClient.connect(service.ws_url, table_id,
+                                        (await sit(service, table_id, seat, name))["token"])
+               for seat, name in ((0, "Ana"), (1, "Bea"))]
     try:
-        while not ana.may_play():  # the bot may lead
-            await ana.receive()
-        before = await counts()
-        await ana.play_once()
+        deadline = time.monotonic() + 20
+        while not any(player.may_play() for player in players):
+            assert time.monotonic() < deadline, "nobody's turn came"
+            for player in players:
+                with contextlib.suppress(TimeoutError):  # the other one may be on turn
+                    await player.receive(timeout=0.1)
+        mover = next(player for player in players if player.may_play())
+        # The deal's own steps settled first: what grows after is the move's.
+        last: dict[str, float] = {}
+        while (before := await counts()) != last:
+            last = before
+            await asyncio.sleep(0.3)
+        await mover.play_once()
 
         async def each_step_counted() -> bool:
             now = await counts()
@@ -63,4 +77,5 @@ async def test_each_step_of_a_move_is_timed(service: Running) -> None:
 
         await eventually(each_step_counted, what="the move counted at each step")
     finally:
-        await ana.close()
+        for player in players:
+            await player.close()

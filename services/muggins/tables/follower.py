@@ -274,8 +274,9 @@ class GameFollower:
             # whole on its own; the whole one is the one to fold.
             if bus.audience == "public" or not subject.endswith(".public"):
                 self._game_pending[bus.stream_version] = recorded
-                DELIVERED.observe(max(0.0, (datetime.datetime.now(datetime.UTC)
-                                            - recorded.recorded_at).total_seconds()))
+                if recorded.recorded_at.tzinfo is not None:  # (a message not of ours may lack it)
+                    DELIVERED.observe(max(0.0, (datetime.datetime.now(datetime.UTC)
+                                                - recorded.recorded_at).total_seconds()))
 
     async def _catch_up_from_store(self) -> None:
         if self.table is not None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from prometheus_client import Counter, Gauge, Histogram
 
 from muggins.bus.relay import RELAY_READER
+from muggins.infra.latency import LATENCY_BUCKETS
 from muggins.infra.sql import load_queries
 from muggins.projections.read_models import PROJECTIONS
 from muggins.projections.runner import LAG as PROJECTOR_LAG
@@ -33,21 +34,23 @@ MOVES = Counter("muggins_moves_total", "Game commands applied (plays, draws, pas
 COMMAND_TO_BROADCAST = Histogram(
     "muggins_command_to_broadcast_seconds",
     "From a command reaching this process to its view going out to the table's sockets",
-    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
-#: The steps of a move between those two ends (docs/service.md, "The move path"):
-#: the command decided and appended; then the relay's publishing
-#: (muggins.bus.relay's muggins_relay_publish_seconds); then the bus's
-#: delivery to the table's follower.
+    buckets=LATENCY_BUCKETS)
+#: The steps of a move between those two ends (docs/service.md, "A move's
+#: steps"): the command decided and appended; then, from the append's start
+#: on the database's clock (``recorded_at``, so both include the append's own
+#: lock wait and commit, and they need the hosts' clocks in step), the
+#: relay's publishing (muggins.bus.relay's muggins_relay_publish_seconds) and
+#: the bus's delivery to the table's follower.
 APPENDED = Histogram(
     "muggins_command_append_seconds",
     "From a command reaching this process to its events' being stored (the table's "
     "lock, the decision and the append)",
-    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
+    buckets=LATENCY_BUCKETS)
 DELIVERED = Histogram(
     "muggins_bus_delivery_seconds",
-    "From a game event's recording in the store to a table's follower taking it "
-    "from the bus (publishing included)",
-    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
+    "From the start of a game event's append (the database's clock) to a table's "
+    "follower taking it from the bus (the append's commit and publishing included)",
+    buckets=LATENCY_BUCKETS)
 OPEN_SOCKETS = Gauge("muggins_open_sockets", "Open sockets by kind (play, watch, events)",
                      ["kind"])
 BOT_DECISIONS_WAITING = Gauge("muggins_bot_decisions_waiting",

@@ -33,6 +33,7 @@ from prometheus_client import Histogram
 from muggins.bus.jetstream import Redactor, bus_down, messages_for, outage
 from muggins.eventstore.records import RecordedEvent
 from muggins.eventstore.store import EventStore
+from muggins.infra.latency import LATENCY_BUCKETS
 from muggins.infra.retry import Backoff, Retry
 from muggins.infra.waiting import first_of
 
@@ -45,13 +46,14 @@ MAX_BACKOFF = 5.0
 
 log = structlog.get_logger(__name__)
 
-#: A move's second step (after its append, before its delivery to the
-#: table's followers): from the event's recording to JetStream's ack.
+#: A move's step between its append and its delivery to the table's
+#: followers: from the start of the append (``recorded_at``, the database's
+#: clock: the append's own lock wait and commit are in it) to JetStream's ack.
 PUBLISHED = Histogram(
     "muggins_relay_publish_seconds",
-    "From an event's recording in the store to JetStream's acknowledgement of it "
-    "(each page's first event)",
-    buckets=(0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0))
+    "From the start of an event's append (the database's clock) to JetStream's "
+    "acknowledgement of it (the first event of each page published)",
+    buckets=LATENCY_BUCKETS)
 
 
 class Relay:

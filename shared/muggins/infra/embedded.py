@@ -298,6 +298,14 @@ class EmbeddedPostgres:
         os.chown(pgdata, entry.pw_uid, entry.pw_gid)
         pgdata.chmod(0o700)
 
+    def running_pid(self) -> int | None:
+        """The postmaster's process id, if a server runs on this data folder."""
+        try:
+            first = (self.data_dir / "postgres" / "postmaster.pid").read_text().split()[0]
+        except (FileNotFoundError, PermissionError, IndexError):
+            return None
+        return int(first) if first.isdigit() and pid_alive(int(first)) else None
+
     def running_port(self, pgdata: Path) -> int | None:
         """The port of a live server on ``pgdata`` (from postmaster.pid), else None."""
         pid_file = pgdata / "postmaster.pid"

@@ -18,9 +18,13 @@ let toastTimer;
  * @param {string} text
  * @param {number} [ms]
  */
-export function toast(text, ms = 1800) {
+export function toast(text, ms = 1800, { news = false } = {}) {
   const element = /** @type {HTMLElement} */ (document.getElementById("toast"));
   element.textContent = text;
+  // News of the moves (points, draws, passes) is also in the log and the
+  // scores: style.css lets it give way to "which end?"; anything else the
+  // page says (not sent, an error) is never hidden.
+  element.classList.toggle("news", news);
   element.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { element.hidden = true; }, ms);
@@ -81,7 +85,7 @@ export function tell(state) {
     }
   }
   // One move's news in one toast ("You drew 3 · +10 Ana").
-  if (lines.length) toast(lines.join(" · "), lines.length > 1 ? 2600 : 1800);
+  if (lines.length) toast(lines.join(" · "), lines.length > 1 ? 2600 : 1800, { news: true });
 }
 
 /**
