@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, Route, expect
+from playwright.async_api import Locator, Page, Route, expect
 
 from tests.browser.conftest import Pages
 from tests.support.clients import SeatClient
@@ -660,13 +660,10 @@ async def test_seats_each_for_themselves_are_all_on_a_phones_screen(
     sides = page.locator("#scores > .side")
     await expect(sides).to_have_count(seats)
     await expect(page.locator("#scores .tiles-left")).to_have_count(seats - 1)
-    scrolled = await page.evaluate("""() => {
-        const row = document.querySelector('.seats-row');
-        return row.scrollWidth - row.clientWidth; }""")
-    assert scrolled <= 0, scrolled  # nothing beside the screen
+    await assert_on_the_screen(page, sides)
     for side in await sides.all():
         box = await side.bounding_box()
-        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+        assert box is not None
         for part in ("strong", ".tiles-left", ".seat-name, .me"):
             if not await side.locator(part).count():
                 continue  # the reader's own card has no tiles left
@@ -683,6 +680,18 @@ async def test_seats_each_for_themselves_are_all_on_a_phones_screen(
     await screenshot(page, shot(tmp_path, name))
 
 
+async def assert_on_the_screen(page: Page, parts: Locator) -> None:
+    """Nothing of the seats' row beside a phone's screen: the row does not
+    scroll sideways, and each of ``parts`` lies within the screen's width."""
+    scrolled = await page.evaluate("""() => {
+        const row = document.querySelector('.seats-row');
+        return row.scrollWidth - row.clientWidth; }""")
+    assert scrolled <= 0, scrolled
+    for part in await parts.all():
+        box = await part.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+
+
 async def test_a_spectator_of_partners_sees_both_sides_on_a_phone(
     pages: Pages, service: Running, tmp_path: Path,
 ) -> None:
@@ -696,13 +705,8 @@ async def test_a_spectator_of_partners_sees_both_sides_on_a_phone(
     watcher = await pages.open(f"/watch/{table_id}", **PHONE)
     await expect(watcher.locator("#game")).to_be_visible()
     await expect(watcher.locator("#scores .opponent")).to_have_count(4)
-    scrolled = await watcher.evaluate("""() => {
-        const row = document.querySelector('.seats-row');
-        return row.scrollWidth - row.clientWidth; }""")
-    assert scrolled <= 0, scrolled  # nothing beside the screen
-    for part in await watcher.locator("#scores .side, #scores .opponent, #scores strong").all():
-        box = await part.bounding_box()
-        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    await assert_on_the_screen(
+        watcher, watcher.locator("#scores .side, #scores .opponent, #scores strong"))
     assert (await rect(watcher, ".seats-row"))["height"] <= 120
     await screenshot(watcher, shot(tmp_path, "table-watch-partners-phone-en.png"))
 
@@ -725,13 +729,10 @@ async def test_four_seats_are_all_on_a_phones_screen(
     await expect(cards).to_have_count(3)
     await expect(page.locator(".opponent .tiles-left")).to_have_count(3)
     row = await rect(page, ".seats-row")
-    scrolled = await page.evaluate("""() => {
-        const row = document.querySelector('.seats-row');
-        return row.scrollWidth - row.clientWidth; }""")
-    assert scrolled <= 0, scrolled  # nothing beside the screen
+    await assert_on_the_screen(page, cards)
     for card in await cards.all():
         box = await card.bounding_box()
-        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+        assert box is not None
         tiles = await card.locator(".tiles-left").bounding_box()
         assert tiles is not None and tiles["x"] + tiles["width"] <= box["x"] + box["width"] + 0.5, (
             tiles, box)
