@@ -680,6 +680,20 @@ async def test_seats_each_for_themselves_are_all_on_a_phones_screen(
     await screenshot(page, shot(tmp_path, name))
 
 
+async def test_a_refusal_is_told_in_the_pages_language(
+    pages: Pages, service: Running, tmp_path: Path,
+) -> None:
+    """The table's refusals come with a stable code and English words; a
+    Spanish page said them in English (noticed in the last notes).  It
+    words each code in its own language: here chat sent too fast."""
+    page, _ = await seated_page(pages, service, PHONE, "es")
+    for n in range(8):
+        await page.fill("#chat-text", f"hola {n}")
+        await page.press("#chat-text", "Enter")
+    await expect(page.locator("#toast")).to_contain_text("Demasiados mensajes seguidos")
+    await page.screenshot(path=str(shot(tmp_path, "table-refusal-phone-es.png")))
+
+
 async def assert_on_the_screen(page: Page, parts: Locator) -> None:
     """Nothing of the seats' row beside a phone's screen: the row does not
     scroll sideways, and each of ``parts`` lies within the screen's width."""

@@ -393,6 +393,44 @@ const WORDS = {
     "table.ratingNow": "(now {rating})",
     "rating.scale": "How the rating works: everyone starts at 0, a cautious guess while the site does not know you yet. Wins raise it, losses lower it, and it climbs as the site learns how you play: someone who wins half their games is near 18 after 50 games and near 20 after 200; stronger players go higher.",
     "table.logShort": "History",
+    // What the table refused, by its stable code (the server's words are English).
+    "refusal.illegal-move": "That move is not allowed.",
+    "refusal.unknown-tile": "There is no such tile.",
+    "refusal.tile-not-in-hand": "That tile is not in your hand.",
+    "refusal.tile-does-not-match": "That tile does not fit that end.",
+    "refusal.no-such-end": "There is no such end on the board.",
+    "refusal.not-your-turn": "It is not your turn.",
+    "refusal.draw-required": "No tile of yours fits: draw from the boneyard.",
+    "refusal.must-play": "A tile of yours fits: play it.",
+    "refusal.must-lead-tile": "This hand is led with the tile marked in green.",
+    "refusal.nothing-to-call": "There are no points left unclaimed to call muggins on.",
+    "refusal.hand-not-in-progress": "No hand is being played just now.",
+    "refusal.hand-in-progress": "A hand is being played.",
+    "refusal.game-over": "The game is over.",
+    "refusal.table-closed": "This table is closed.",
+    "refusal.nothing-to-decide": "Nobody is missing: the game goes on.",
+    "refusal.already-decided": "It was decided already.",
+    "refusal.you-left": "You left this game: say you are back to play on.",
+    "refusal.wait-first": "The choice opens a little later.",
+    "refusal.bad-token": "This seat's key is not valid here: sit again from the table's link.",
+    "refusal.hints-off": "This table gives no hints.",
+    "refusal.hint-unavailable": "No hint can be given just now.",
+    "refusal.hint-rate-limited": "Too many hints asked: try again in a moment.",
+    "refusal.chat-off": "The chat is off at this table.",
+    "refusal.chat-rate-limited": "Too many messages too fast: wait a moment.",
+    "refusal.chat-full": "The table's chat is full.",
+    "refusal.chat-name-taken": "That name is a player's at this table: choose another.",
+    "refusal.chat-empty": "Say something: words or one quick phrase.",
+    "refusal.chat-too-long": "That message is too long.",
+    "refusal.chat-phrase": "That is not one of the quick phrases.",
+    "refusal.rate-limited": "Too many messages: slow down.",
+    "refusal.spectator": "Spectators watch: only the players can do that.",
+    "refusal.too-many-sockets": "Too many connections from your address.",
+    "refusal.busy": "The table is busy: try again.",
+    "refusal.bot-holds-seat": "The bot plays your seat to the end of this hand; you are back from the next.",
+    "refusal.unavailable": "The table cannot be reached just now: try again.",
+    "refusal.bad-message": "The table did not understand a message from this page.",
+    "refusal.already-disputed": "You have disputed this hand already.",
   },
   es: {
     "app.title": "muggins",
@@ -785,6 +823,44 @@ const WORDS = {
     "table.ratingNow": "(ahora {rating})",
     "rating.scale": "Cómo funciona la puntuación: todos empiezan en 0, una estimación prudente mientras el sitio aún no te conoce. Ganar la sube, perder la baja, y crece a medida que el sitio conoce tu juego: quien gana la mitad de sus partidas ronda los 18 tras 50 partidas y los 20 tras 200; los más fuertes llegan más alto.",
     "table.logShort": "Historial",
+    // Lo que la mesa rechazó, por su código (el servidor lo dice en inglés).
+    "refusal.illegal-move": "Esa jugada no está permitida.",
+    "refusal.unknown-tile": "Esa ficha no existe.",
+    "refusal.tile-not-in-hand": "Esa ficha no está en tu mano.",
+    "refusal.tile-does-not-match": "Esa ficha no encaja en ese extremo.",
+    "refusal.no-such-end": "Ese extremo no está en la mesa.",
+    "refusal.not-your-turn": "No es tu turno.",
+    "refusal.draw-required": "Ninguna ficha tuya encaja: roba del pozo.",
+    "refusal.must-play": "Una ficha tuya encaja: juégala.",
+    "refusal.must-lead-tile": "Esta mano se abre con la ficha marcada en verde.",
+    "refusal.nothing-to-call": "No quedan puntos sin cantar para decir «muggins».",
+    "refusal.hand-not-in-progress": "Ahora no se juega ninguna mano.",
+    "refusal.hand-in-progress": "Se está jugando una mano.",
+    "refusal.game-over": "La partida ha terminado.",
+    "refusal.table-closed": "Esta mesa está cerrada.",
+    "refusal.nothing-to-decide": "No falta nadie: la partida sigue.",
+    "refusal.already-decided": "Ya se decidió.",
+    "refusal.you-left": "Dejaste esta partida: di que has vuelto para seguir jugando.",
+    "refusal.wait-first": "La elección se abre un poco más tarde.",
+    "refusal.bad-token": "La clave de este asiento no vale aquí: siéntate de nuevo desde el enlace de la mesa.",
+    "refusal.hints-off": "Esta mesa no da pistas.",
+    "refusal.hint-unavailable": "Ahora no se puede dar una pista.",
+    "refusal.hint-rate-limited": "Demasiadas pistas pedidas: inténtalo de nuevo en un momento.",
+    "refusal.chat-off": "El chat está desactivado en esta mesa.",
+    "refusal.chat-rate-limited": "Demasiados mensajes seguidos: espera un momento.",
+    "refusal.chat-full": "El chat de la mesa está lleno.",
+    "refusal.chat-name-taken": "Ese nombre es de un jugador de esta mesa: elige otro.",
+    "refusal.chat-empty": "Di algo: unas palabras o una frase rápida.",
+    "refusal.chat-too-long": "Ese mensaje es demasiado largo.",
+    "refusal.chat-phrase": "Esa no es una de las frases rápidas.",
+    "refusal.rate-limited": "Demasiados mensajes: ve más despacio.",
+    "refusal.spectator": "Los espectadores miran: solo los jugadores pueden hacer eso.",
+    "refusal.too-many-sockets": "Demasiadas conexiones desde tu dirección.",
+    "refusal.busy": "La mesa está ocupada: inténtalo de nuevo.",
+    "refusal.bot-holds-seat": "El bot juega tu asiento hasta el final de esta mano; vuelves en la siguiente.",
+    "refusal.unavailable": "Ahora no se puede llegar a la mesa: inténtalo de nuevo.",
+    "refusal.bad-message": "La mesa no entendió un mensaje de esta página.",
+    "refusal.already-disputed": "Ya has reclamado esta mano.",
   },
 };
 
@@ -811,6 +887,17 @@ export function t(key, values = {}) {
   const words = WORDS[language()];
   const text = words[key] ?? WORDS.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? String(values[name]) : `{${name}}`));
+}
+
+/**
+ * What the table refused, in the page's language: its words for the
+ * refusal's stable code, else the server's own message (English).
+ * @param {string} code
+ * @param {string} message
+ */
+export function refusal(code, message) {
+  const key = `refusal.${code}`;
+  return key in WORDS[language()] || key in WORDS.en ? t(key) : message;
 }
 
 // Fill every [data-t] element's text from its key, set <html lang>, and build

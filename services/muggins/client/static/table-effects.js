@@ -3,7 +3,7 @@
 // short toast, a sound, the tiles just drawn sliding from the boneyard into
 // the hand.  Nothing here changes the state.
 import { personName } from "./common.js";
-import { t, tileText } from "./i18n.js";
+import { refusal, t, tileText } from "./i18n.js";
 import { playSound } from "./sounds.js";
 import { mySeat } from "./table-state.js";
 
@@ -75,7 +75,7 @@ export function tell(state) {
         playSound("score");
         break;
       case "error":
-        toast(notice.message, 4000);
+        toast(refusal(notice.code, notice.message), 4000);
         break;
       case "drawn-tiles":
         slideIn(notice.tiles);
