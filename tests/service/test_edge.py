@@ -6,7 +6,6 @@ valid move takes a seat back from a bot, tested without a socket."""
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import httpx
@@ -24,13 +23,7 @@ from muggins.tables.errors import ChatFull, ChatNameTaken, ChatRateLimited
 from tests.support.clients import SeatClient
 from tests.support.service import Running
 from tests.support.tables import create, sit
-
-
-async def eventually(condition: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the condition did not hold in time"
-        await asyncio.sleep(0.02)
+from tests.support.waits import eventually
 
 
 async def my_turn_with_a_choice(player: SeatClient) -> None:
@@ -242,9 +235,10 @@ async def test_event_streams_that_end_before_their_first_byte_leave_no_count(
         async with (httpx.AsyncClient(base_url=service.url, timeout=5) as client,
                     client.stream("GET", f"/tables/{table_id}/events") as response):
             assert response.status_code == 200
-    await eventually(lambda: not sockets._open)
+    await eventually(lambda: not sockets._open, within=10, what="every socket's count let go")
     feeds = service.runtime.feeds
-    await eventually(lambda: feeds.watching(table_id) == 0)
+    await eventually(lambda: feeds.watching(table_id) == 0, within=10,
+                     what="the spectator gone from the feed")
 
 
 async def test_an_event_stream_dropped_unstarted_gives_its_slot_back(service: Running) -> None:
@@ -260,7 +254,8 @@ async def test_an_event_stream_dropped_unstarted_gives_its_slot_back(service: Ru
     assert runtime.sockets._open["192.0.2.7"] == 1
     del body  # never iterated: its finally never runs
     assert "192.0.2.7" not in runtime.sockets._open
-    await eventually(lambda: runtime.feeds.watching(table_id) == 0)
+    await eventually(lambda: runtime.feeds.watching(table_id) == 0, within=10,
+                     what="the spectator gone from the feed")
 
 
 async def test_a_valid_move_takes_the_seat_back_from_the_bot_without_a_socket(
