@@ -546,7 +546,10 @@ async def test_the_history_is_a_drawer_on_a_phone(
 async def test_a_hands_result_lies_whole_over_the_board(
     pages: Pages, service: Running, tmp_path: Path, size: dict[str, Any], lang: str, name: str,
 ) -> None:
-    page, _ = await seated_page(pages, service, size, lang)
+    # A long turn clock: Ana's 30 s ran on while the result was read, and a
+    # bot taking her seat mid-test is not what this test is about (a CI-like
+    # run once saw the result's own parts lying over its link).
+    page, _ = await seated_page(pages, service, size, lang, turn_clock_seconds=600)
     await play_until([(page, "#hand-over")])
     result = page.locator("#result")
     await expect(result).to_be_visible()
