@@ -9,28 +9,34 @@ them.
 One Chromium (and one Playwright driver) per worker serves every browser
 test: starting them cost about 1.4 s of CPU and 2.5-5 s per test, the largest
 part of most.  So the browser tests share the session's event loop (the
-driver's connection belongs to a loop), and so do the fixtures they use;
-each test still gets fresh browser contexts, a fresh database and its own
-service.
+driver's connection belongs to a loop), and so do the fixtures they use.
+Each test gets a fresh database and its own service, on the worker's own
+port, and browser contexts that are empty when it gets them: kept from
+earlier tests (ContextPool), with their cookies, storage, pages and offline
+state cleared.  A new context costs about 0.7 s of CPU more than a kept one
+(its renderer process and profile), about a sixth of a browser test.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import Error as PlaywrightError
 
 from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres
 from tests.support.servers import fresh_database
-from tests.support.service import Running, serve
+from tests.support.service import Running, port_is_free, serve
 
 HERE = Path(__file__).parent
 #: The loop the browser tests and their fixtures share (see the module's doc).
@@ -61,12 +67,83 @@ def chromium_path() -> str:
     return path
 
 
+#: What makes two contexts interchangeable: the site and the context's options.
+ContextKey = tuple[str, str]
+
+
+@dataclass
+class ContextPool:
+    """The worker's browser contexts, each lent to one test at a time and
+    emptied when it comes back: the test's pages closed, cookies, local and
+    session storage and permissions cleared, back online.  Each keeps one
+    page of its own on the service's origin (``/healthz``: no script), which
+    keeps its renderer process for the next test's pages and is where its
+    storage is cleared.  The service's origin is the same from test to test
+    (the worker's port), so storage needs clearing; a context lent for
+    another origin is new.  At most MOST_KEPT idle contexts are kept (each
+    holds a renderer process); the oldest goes first."""
+
+    browser: Browser
+    idle: dict[ContextKey, list[BrowserContext]] = field(default_factory=dict)
+    keepers: dict[BrowserContext, Page] = field(default_factory=dict)
+    keys: dict[BrowserContext, ContextKey] = field(default_factory=dict)
+    closed: set[BrowserContext] = field(default_factory=set)
+
+    MOST_KEPT: ClassVar[int] = 16
+
+    async def lend(self, base_url: str, options: dict[str, Any]) -> BrowserContext:
+        key = (base_url, json.dumps(options, sort_keys=True))
+        kept = self.idle.get(key)
+        if kept:
+            return kept.pop()
+        context = await self.browser.new_context(base_url=base_url, **options)
+        context.on("close", lambda closed: self.closed.add(closed))
+        keeper = await context.new_page()
+        await keeper.goto("/healthz")
+        self.keepers[context], self.keys[context] = keeper, key
+        return context
+
+    async def give_back(self, context: BrowserContext) -> None:
+        keeper = self.keepers.pop(context, None)
+        key = self.keys.pop(context, None)
+        if context in self.closed or keeper is None or key is None:
+            self.closed.discard(context)
+            return
+        try:
+            for page in context.pages:
+                if page is not keeper:
+                    await page.close()
+            await keeper.evaluate("localStorage.clear(); sessionStorage.clear()")
+            await context.clear_cookies()
+            await context.clear_permissions()
+            await context.set_offline(False)
+        except PlaywrightError:
+            # Whatever state it is in, it is not lent again.
+            with contextlib.suppress(PlaywrightError):
+                await context.close()
+            return
+        self.keepers[context], self.keys[context] = keeper, key
+        self.idle.setdefault(key, []).insert(0, context)
+        await self._keep_at_most(self.MOST_KEPT)
+
+    async def _keep_at_most(self, most: int) -> None:
+        kept = [(key, context) for key, contexts in self.idle.items() for context in contexts]
+        for key, context in kept[most:]:
+            self.idle[key].remove(context)
+            self.keepers.pop(context, None)
+            self.keys.pop(context, None)
+            with contextlib.suppress(PlaywrightError):
+                await context.close()
+
+
 @dataclass
 class Pages:
-    """Opens pages in fresh browser contexts and collects their console errors."""
+    """Opens pages in browser contexts of their own (lent by the worker's
+    ContextPool, or new without one) and collects their console errors."""
 
     browser: Browser
     base_url: str
+    pool: ContextPool | None = None
     errors: list[str] = field(default_factory=list)
     contexts: list[BrowserContext] = field(default_factory=list)
     #: Console errors a test provokes on purpose (e.g. asking for what is not there).
@@ -82,9 +159,12 @@ class Pages:
                    width: int = 1280, height: int = 900,
                    before: Callable[[Page], object] | None = None,
                    **context_options: Any) -> Page:
-        context = await self.browser.new_context(base_url=self.base_url, locale=locale,
-                                                 viewport={"width": width, "height": height},
-                                                 **context_options)
+        options = {"locale": locale, "viewport": {"width": width, "height": height},
+                   **context_options}
+        if self.pool is not None:
+            context = await self.pool.lend(self.base_url, options)
+        else:
+            context = await self.browser.new_context(base_url=self.base_url, **options)
         self.contexts.append(context)
         page = await context.new_page()
         page.on("console", lambda message: self.errors.append(f"{page.url}: {message.text}")
@@ -99,7 +179,10 @@ class Pages:
 
     async def close(self) -> None:
         for context in self.contexts:
-            await context.close()
+            if self.pool is not None:
+                await self.pool.give_back(context)
+            else:
+                await context.close()
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope=SHARED_LOOP)
@@ -123,16 +206,33 @@ async def database_url(postgres: EmbeddedPostgres, migrated_template: str
         yield url
 
 
+@pytest.fixture(scope="session")
+def service_port() -> int:
+    """The port this worker's browser tests serve on, one test after the
+    other: the same origin, so that their browser contexts can be kept.
+    Below the ephemeral ports, which the system hands out to other
+    processes' connections and free ports (docs/tests.md)."""
+    first = 20_000 + (os.getpid() % 1_000) * 7
+    return next(port for port in range(first, 32_000) if port_is_free(port))
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope=SHARED_LOOP)
+async def context_pool(browser: Browser) -> ContextPool:
+    return ContextPool(browser)
+
+
 @pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
-async def service(database_url: str, nats_server: EmbeddedNats) -> AsyncIterator[Running]:
-    """tests.support.service's service, run in the shared loop."""
-    async with serve(database_url, nats_server.url) as running:
+async def service(database_url: str, nats_server: EmbeddedNats,
+                  service_port: int) -> AsyncIterator[Running]:
+    """tests.support.service's service, run in the shared loop, on the worker's port."""
+    async with serve(database_url, nats_server.url, port=service_port) as running:
         yield running
 
 
 @pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
-async def pages(browser: Browser, service: Running) -> AsyncIterator[Pages]:
-    opened = Pages(browser, service.url)
+async def pages(browser: Browser, service: Running,
+                context_pool: ContextPool) -> AsyncIterator[Pages]:
+    opened = Pages(browser, service.url, context_pool)
     if not browser.is_connected():
         pytest.fail("the worker's Chromium is gone (it crashed in an earlier test)")
     try:

@@ -31,10 +31,10 @@ OPERATOR = "operator-token-for-the-browser-1234"
 
 @pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
 async def service(database_url: str, nats_server: EmbeddedNats,
-                  tmp_path: Path) -> AsyncIterator[Running]:
+                  tmp_path: Path, service_port: int) -> AsyncIterator[Running]:
     """A long pause after each hand: the hand's result stays on screen."""
-    async with serve(database_url, nats_server.url, bot_delay=0.05, hand_pause=60.0,
-                     checkpoint_interval=0.2, operator_token=OPERATOR,
+    async with serve(database_url, nats_server.url, port=service_port, bot_delay=0.05,
+                     hand_pause=60.0, checkpoint_interval=0.2, operator_token=OPERATOR,
                      signing_key_file=str(tmp_path / "key.pem")) as running:
         yield running
 

@@ -25,11 +25,12 @@ PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_to
 
 
 @pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
-async def service(database_url: str, nats_server: EmbeddedNats) -> AsyncIterator[Running]:
+async def service(database_url: str, nats_server: EmbeddedNats,
+                  service_port: int) -> AsyncIterator[Running]:
     """The service with short waits: a page gone for half a second has left,
     and those who stayed may choose two seconds after."""
-    async with serve(database_url, nats_server.url, grace_period=0.5, absence_wait=2.0,
-                     bot_delay=0.05, hand_pause=0.5) as running:
+    async with serve(database_url, nats_server.url, port=service_port, grace_period=0.5,
+                     absence_wait=2.0, bot_delay=0.05, hand_pause=0.5) as running:
         yield running
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,18 @@ from muggins.infra.settings import Settings
 from muggins.tables.app import create_app
 from muggins.tables.runtime import Runtime, ServiceOptions
 from tests.support.servers import role_url
+
+
+def port_is_free(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:``port`` now (as uvicorn
+    binds: with SO_REUSEADDR, so a port a closed server left is free)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 @dataclass
@@ -56,11 +69,15 @@ FAST = ServiceOptions(commands_per_second=1000, command_burst=1000, warm_workers
 
 @contextlib.asynccontextmanager
 async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = FAST,
-                **settings: Any) -> AsyncIterator[Running]:
+                *, port: int | None = None, **settings: Any) -> AsyncIterator[Running]:
     """The service on the database of ``url_of_database`` (any role's URL), as a
     deployment runs it: connected as the service's role, migrating as the owner's;
-    FAST_SETTINGS with ``settings`` on top.  Yielded once it is ready."""
-    port = free_port()
+    FAST_SETTINGS with ``settings`` on top.  Yielded once it is ready.
+
+    ``port``: the one to listen on if it is free (the browser tests keep one
+    per worker, so that their browser contexts outlive a test); otherwise,
+    and by default, any free port."""
+    port = port if port is not None and port_is_free(port) else free_port()
     url = f"http://127.0.0.1:{port}"
     the_settings = Settings(database_url=role_url(url_of_database, SERVICE_ROLE),
                             migration_database_url=role_url(url_of_database, OWNER_ROLE),
@@ -82,7 +99,9 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
                 task.result()
             await asyncio.sleep(0.02)
         try:
-            async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+            # verify=False: plain HTTP on loopback, and httpx would otherwise
+            # load the CA bundle for every test (about 50 ms of CPU each).
+            async with httpx.AsyncClient(base_url=url, timeout=10, verify=False) as http:
                 await _ready(http)
                 yield Running(url, http, infra, app)
         finally:

@@ -38,8 +38,6 @@ import heapq
 import itertools
 import multiprocessing
 import os
-import random
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -51,84 +49,29 @@ import msgspec
 import structlog
 
 from muggins.bots.ladder import BUDGETED, SEARCHING, BotLevel
-from muggins.bots.levels import EXPERT_BUDGET_MS, make_bot, tell
-from muggins.expert.bot import PlayAssessment, analyse_state
-from muggins.expert.search_structs import SearchSettings
+from muggins.bots.levels import EXPERT_BUDGET_MS
+from muggins.expert.bot import PlayAssessment
 from muggins.rules.commands import AnyCommand
-from muggins.rules.events import AnyEvent, Event
+from muggins.rules.events import Event
 from muggins.rules.state import GameState
 from muggins.tables.metrics import BOT_BUDGET, BOT_DECISIONS, BOT_DECISIONS_WAITING
+from muggins.tables.worker_process import (
+    analyse_in_worker,
+    decide,
+    decide_in_worker,
+    encode,
+    leave_with,
+    lowest_priority,
+    suggest_in_worker,
+    warm,
+)
 
 log = structlog.get_logger(__name__)
 
 #: The least an expert thinks, however busy the workers.
 MIN_BUDGET_MS = 20.0
 
-_state_decoder = msgspec.json.Decoder(GameState)
-_events_decoder = msgspec.json.Decoder(list[AnyEvent])
 _command_decoder = msgspec.json.Decoder(AnyCommand)
-_encode = msgspec.json.Encoder().encode
-
-
-def decide(level: BotLevel, state: GameState, events: Sequence[Event], seed: str,
-           budget_ms: float = EXPERT_BUDGET_MS) -> AnyCommand:
-    """One bot's move for the seat on turn (in whichever process calls it)."""
-    bot = make_bot(level, random.Random(seed), budget_ms=budget_ms, clock=time.perf_counter)
-    tell(bot, events)
-    return bot.choose(state)
-
-
-def _decide_in_worker(level: BotLevel, state_json: bytes, events_json: bytes, seed: str,
-                      budget_ms: float) -> bytes:
-    """``decide`` across a process boundary: JSON in, JSON out."""
-    state = _state_decoder.decode(state_json)
-    events = _events_decoder.decode(events_json)
-    return _encode(decide(level, state, events, seed, budget_ms))
-
-
-def _analyse_in_worker(before_json: bytes, events_json: bytes, seed: str) -> bytes:
-    """A finished hand's analysis (muggins.replay.analysis) across a process boundary."""
-    from muggins.replay.analysis import analyse_hand
-
-    before = _state_decoder.decode(before_json)
-    events = _events_decoder.decode(events_json)
-    return _encode(analyse_hand(before, events, seed=seed))
-
-
-def suggest(state: GameState, events: Sequence[Event], seed: str,
-            budget_ms: float = EXPERT_BUDGET_MS) -> PlayAssessment:
-    """The expert's suggestion for the seat on turn, from what that seat knows."""
-    settings = SearchSettings(budget_ms=budget_ms)
-    return analyse_state(state, events, settings, random.Random(seed), time.perf_counter).preferred
-
-
-def _suggest_in_worker(state_json: bytes, events_json: bytes, seed: str,
-                       budget_ms: float) -> bytes:
-    return _encode(suggest(_state_decoder.decode(state_json), _events_decoder.decode(events_json),
-                           seed, budget_ms))
-
-
-def _lowest_priority(parent: int) -> None:
-    """A spare-time worker's first act: the lowest CPU priority, and the watch."""
-    os.nice(19)
-    _leave_with(parent)
-
-
-def _warm() -> None:
-    """Nothing: importing this module in a worker is the warming."""
-
-
-def _leave_with(parent: int) -> None:
-    """A worker's first act: a watch that ends it as soon as the service
-    that started it is gone (killed, or stopped without waiting for it), so
-    that no orphan goes on thinking."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 #: The order the workers take decisions in: those whose move is due now
@@ -195,14 +138,14 @@ class BotWorkers:
             # spawn: a worker must not inherit the loop, its sockets and threads.
             self._pool = ProcessPoolExecutor(self.workers,
                                              mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_leave_with, initargs=(os.getpid(),))
+                                             initializer=leave_with, initargs=(os.getpid(),))
         return self._pool
 
     async def start(self) -> None:
         """Start the workers now, so that the first expert move does not wait for them."""
         loop = asyncio.get_running_loop()
         pool = self._executor()
-        await asyncio.gather(*(loop.run_in_executor(pool, _warm) for _ in range(self.workers)))
+        await asyncio.gather(*(loop.run_in_executor(pool, warm) for _ in range(self.workers)))
 
     async def move(self, level: BotLevel, state: GameState, events: Sequence[Event], seed: str,
                    budget_ms: float | None = None, *, slack_ms: float = 0.0) -> AnyCommand:
@@ -235,8 +178,8 @@ class BotWorkers:
                         seed: str, budget_ms: float, rank: int) -> AnyCommand:
         """A searching level's move from a worker; greedy's if that fails."""
         try:
-            answer = await self._in_worker(rank, _decide_in_worker, level, _encode(state),
-                                           _encode(list(events)), seed, budget_ms)
+            answer = await self._in_worker(rank, decide_in_worker, level, encode(state),
+                                           encode(list(events)), seed, budget_ms)
             return _command_decoder.decode(answer)
         except Exception as error:
             # Whatever went wrong, the table must not wait on it for ever.
@@ -332,21 +275,21 @@ class SpareTimeWorker:
         """Start the worker now: its start (a process importing the expert)
         is a burst of CPU better spent before the service takes players than
         at the first hint, amid their moves."""
-        await asyncio.get_running_loop().run_in_executor(self._executor(), _warm)
+        await asyncio.get_running_loop().run_in_executor(self._executor(), warm)
 
     async def suggest(self, state: GameState, events: Sequence[Event], seed: str,
                       budget_ms: float | None = None, *, payer: str = "") -> PlayAssessment:
         """A hint: the expert's play for the seat on turn, from what that seat knows."""
         budget = self.budget_ms if budget_ms is None else budget_ms
-        answer = await self._run("hint", payer, _suggest_in_worker, _encode(state),
-                                 _encode(list(events)), seed, budget)
+        answer = await self._run("hint", payer, suggest_in_worker, encode(state),
+                                 encode(list(events)), seed, budget)
         return msgspec.json.decode(answer, type=PlayAssessment)
 
     async def analyse(self, before: GameState, events: Sequence[Event], seed: str, *,
                       payer: str = "") -> bytes:
         """A finished hand's analysis, as JSON."""
-        return await self._run("analysis", payer, _analyse_in_worker, _encode(before),
-                               _encode(list(events)), seed)
+        return await self._run("analysis", payer, analyse_in_worker, encode(before),
+                               encode(list(events)), seed)
 
     async def _run(self, work: SpareWork, payer: str, function: Callable[..., bytes],
                    *arguments: object) -> bytes:
@@ -396,7 +339,7 @@ class SpareTimeWorker:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_lowest_priority,
+                                             initializer=lowest_priority,
                                              initargs=(os.getpid(),))
         return self._pool
 
