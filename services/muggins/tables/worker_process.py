@@ -68,23 +68,43 @@ def suggest_in_worker(state_json: bytes, events_json: bytes, seed: str,
                            seed, budget_ms))
 
 
-def lowest_priority(parent: int) -> None:
+def lowest_priority(service: int) -> None:
     """A spare-time worker's first act: the lowest CPU priority, and the watch."""
     os.nice(19)
-    leave_with(parent)
+    leave_with(service)
 
 
 def warm() -> None:
     """Nothing: importing this module in a worker is the warming."""
 
 
-def leave_with(parent: int) -> None:
+def leave_with(service: int) -> None:
     """A worker's first act: a watch that ends it as soon as the service
     that started it is gone (killed, or stopped without waiting for it), so
-    that no orphan goes on thinking."""
+    that no orphan goes on thinking.  Its parent is the service, or the
+    service's fork server (muggins.tables.bot_workers.worker_processes),
+    which ends with the service: either gone is the sign."""
+    parent = os.getppid()
+
+    def service_is_alive() -> bool:
+        try:
+            with open(f"/proc/{service}/stat") as stat:
+                # A killed service nobody has reaped yet is a zombie: gone too
+                # (and the fork server lives on while a worker does).
+                return stat.read().rpartition(")")[2].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+        except OSError:  # no /proc here: whether the process id answers
+            try:
+                os.kill(service, 0)
+            except ProcessLookupError:
+                return False
+            except PermissionError:
+                return True
+            return True
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while os.getppid() == parent and service_is_alive():
             time.sleep(1.0)
         os._exit(0)
 
