@@ -1,0 +1,54 @@
+"""``python3 deploy/dev.py test`` keeps the tests' servers' files in memory
+(/dev/shm) where there is room: a folder of its own for each run, removed
+after a passing one; a failed run's is kept for its logs, for half a day."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+DEV = Path(__file__).resolve().parents[2] / "deploy" / "dev.py"
+
+
+def dev() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("dev_under_test", DEV)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_run_gets_a_folder_of_its_own_and_old_ones_of_failed_runs_go(
+        tmp_path: Path) -> None:
+    script = dev()
+    stale = tmp_path / "muggins-tests-stale"
+    recent = tmp_path / "muggins-tests-recent"
+    other = tmp_path / "someone-elses"
+    for folder in (stale, recent, other):
+        folder.mkdir()
+    long_ago = time.time() - script.SCRATCH_KEPT_FOR - 60
+    os.utime(stale, (long_ago, long_ago))
+    os.utime(other, (long_ago, long_ago))
+    first, second = script.scratch_in_memory(tmp_path), script.scratch_in_memory(tmp_path)
+    assert first is not None and second is not None and first != second
+    assert first.parent == tmp_path and first.name.startswith("muggins-tests-")
+    assert not stale.exists()  # a failed run's, long done
+    assert recent.exists() and other.exists()  # perhaps still looked at; not ours
+
+
+def test_no_room_in_memory_means_pytests_own_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = dev()
+    assert script.scratch_in_memory(tmp_path / "not-there") is None
+
+    class Full:
+        f_bavail, f_frsize = 1, 4096
+
+    monkeypatch.setattr(script.os, "statvfs", lambda _: Full())
+    assert script.scratch_in_memory(tmp_path) is None
+    assert not list(tmp_path.iterdir())
