@@ -24,7 +24,6 @@ otherwise it says what to install.
 from __future__ import annotations
 
 import contextlib
-import getpass
 import hashlib
 import os
 import shutil
@@ -181,13 +180,16 @@ def test(args: list[str]) -> int:
         scratch = scratch_in_memory()
         if scratch is not None:
             args = [f"--basetemp={scratch}", *args]
-    code = _run(str(PYTHON), "-m", "pytest", *args)
-    if scratch is not None:
-        if code == 0:
-            shutil.rmtree(scratch, ignore_errors=True)
-        else:
-            print(f"the tests' servers' folders and logs are kept in {scratch} "
-                  "(in memory: delete it when done)", flush=True)
+    code = 1
+    try:
+        code = _run(str(PYTHON), "-m", "pytest", *args)
+    finally:
+        if scratch is not None:
+            if code == 0:
+                shutil.rmtree(scratch, ignore_errors=True)
+            else:
+                print(f"the tests' servers' folders and logs are kept in {scratch} "
+                      "(in memory: delete it when done)", flush=True)
     return code
 
 
@@ -206,18 +208,21 @@ def scratch_in_memory(memory: Path = Path("/dev/shm")) -> Path | None:
     create and drop cost 0.3-0.5 s of CPU each in the kernel (its search
     for an inode not recently freed), against 0.035 s in memory.  None
     where there is no such place (the tests then use pytest's own folder).
-    Folders of failed runs older than SCRATCH_KEPT_FOR are removed."""
-    try:
-        free = os.statvfs(memory)
-    except OSError:
-        return None
-    if free.f_bavail * free.f_frsize < SCRATCH_NEEDS or not os.access(memory, os.W_OK):
+    This user's folders of failed runs older than SCRATCH_KEPT_FOR are
+    removed first (a run still going is younger)."""
+    if not memory.is_dir():
         return None
     for old in memory.glob("muggins-tests-*"):
         with contextlib.suppress(OSError):
-            if old.owner() == getpass.getuser() and (
-                    time.time() - old.stat().st_mtime > SCRATCH_KEPT_FOR):
+            mine = not old.is_symlink() and old.lstat().st_uid == os.getuid()
+            if mine and time.time() - old.lstat().st_mtime > SCRATCH_KEPT_FOR:
                 shutil.rmtree(old, ignore_errors=True)
+    try:
+        free = shutil.disk_usage(memory).free
+    except OSError:
+        return None
+    if free < SCRATCH_NEEDS or not os.access(memory, os.W_OK):
+        return None
     return Path(tempfile.mkdtemp(prefix="muggins-tests-", dir=memory))
 
 

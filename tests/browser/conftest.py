@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shutil
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,71 +70,95 @@ def chromium_path() -> str:
 
 #: What makes two contexts interchangeable: the site and the context's options.
 ContextKey = tuple[str, str]
+#: Context options whose state emptying a context would undo or could not
+#: undo: a context with any of them is made for its test alone.
+NOT_KEPT_OPTIONS = frozenset({"permissions", "offline", "storage_state", "geolocation",
+                              "extra_http_headers", "record_video_dir", "record_har_path",
+                              "service_workers"})
 
 
 @dataclass
 class ContextPool:
     """The worker's browser contexts, each lent to one test at a time and
-    emptied when it comes back: the test's pages closed, cookies, local and
-    session storage and permissions cleared, back online.  Each keeps one
-    page of its own on the service's origin (``/healthz``: no script), which
-    keeps its renderer process for the next test's pages and is where its
-    storage is cleared.  The service's origin is the same from test to test
-    (the worker's port), so storage needs clearing; a context lent for
-    another origin is new.  At most MOST_KEPT idle contexts are kept (each
-    holds a renderer process); the oldest goes first."""
+    emptied when it comes back: the test's pages closed, cookies, local
+    storage and permissions cleared, its routes and extra headers removed,
+    back online.  Each keeps one page of its own on the service's origin
+    (``/healthz``: no script), which keeps its renderer process for the next
+    test's pages and is where its storage is cleared.  The service's origin
+    is the same from test to test (the worker's port), so storage needs
+    clearing; a context lent for another origin is new.  At most MOST_KEPT
+    idle contexts are kept (each holds a renderer process), the least
+    recently used going first.
+
+    What a test sets on a context and emptying does not undo (context-wide
+    init scripts, exposed bindings, the clock, geolocation) needs a context
+    of its own: open it with ``browser.new_context`` itself, or with one of
+    NOT_KEPT_OPTIONS, which Pages.open never keeps."""
 
     browser: Browser
-    idle: dict[ContextKey, list[BrowserContext]] = field(default_factory=dict)
+    #: Idle contexts, the least recently used first.
+    idle: OrderedDict[BrowserContext, ContextKey] = field(default_factory=OrderedDict)
     keepers: dict[BrowserContext, Page] = field(default_factory=dict)
     keys: dict[BrowserContext, ContextKey] = field(default_factory=dict)
-    closed: set[BrowserContext] = field(default_factory=set)
 
     MOST_KEPT: ClassVar[int] = 16
 
     async def lend(self, base_url: str, options: dict[str, Any]) -> BrowserContext:
-        key = (base_url, json.dumps(options, sort_keys=True))
-        kept = self.idle.get(key)
-        if kept:
-            return kept.pop()
+        if NOT_KEPT_OPTIONS & options.keys():
+            return await self.browser.new_context(base_url=base_url, **options)
+        key = (base_url, json.dumps(options, sort_keys=True, default=str))
+        for context, its_key in reversed(self.idle.items()):
+            if its_key == key:
+                del self.idle[context]
+                return context
         context = await self.browser.new_context(base_url=base_url, **options)
-        context.on("close", lambda closed: self.closed.add(closed))
-        keeper = await context.new_page()
-        await keeper.goto("/healthz")
+        context.on("close", self._forget)
+        try:
+            keeper = await context.new_page()
+            await keeper.goto("/healthz")
+        except PlaywrightError:
+            with contextlib.suppress(PlaywrightError):
+                await context.close()
+            raise
         self.keepers[context], self.keys[context] = keeper, key
         return context
 
+    def _forget(self, context: BrowserContext) -> None:
+        """A context closed (by its test, or here): never lent again."""
+        self.idle.pop(context, None)
+        self.keepers.pop(context, None)
+        self.keys.pop(context, None)
+
     async def give_back(self, context: BrowserContext) -> None:
-        keeper = self.keepers.pop(context, None)
-        key = self.keys.pop(context, None)
-        if context in self.closed or keeper is None or key is None:
-            self.closed.discard(context)
+        keeper, key = self.keepers.get(context), self.keys.get(context)
+        if keeper is None or key is None:  # closed, or never kept
+            with contextlib.suppress(PlaywrightError):
+                await context.close()
             return
         try:
             for page in context.pages:
                 if page is not keeper:
                     await page.close()
-            await keeper.evaluate("localStorage.clear(); sessionStorage.clear()")
+            # Local storage is the origin's (session storage is a page's,
+            # closed above).
+            await keeper.evaluate("localStorage.clear()")
             await context.clear_cookies()
             await context.clear_permissions()
             await context.set_offline(False)
+            await context.set_extra_http_headers({})
+            await context.unroute_all(behavior="ignoreErrors")
         except PlaywrightError:
             # Whatever state it is in, it is not lent again.
             with contextlib.suppress(PlaywrightError):
                 await context.close()
+            self._forget(context)
             return
-        self.keepers[context], self.keys[context] = keeper, key
-        self.idle.setdefault(key, []).insert(0, context)
-        await self._keep_at_most(self.MOST_KEPT)
-
-    async def _keep_at_most(self, most: int) -> None:
-        kept = [(key, context) for key, contexts in self.idle.items() for context in contexts]
-        for key, context in kept[most:]:
-            self.idle[key].remove(context)
-            self.keepers.pop(context, None)
-            self.keys.pop(context, None)
+        self.idle[context] = key
+        while len(self.idle) > self.MOST_KEPT:
+            oldest = next(iter(self.idle))
+            self._forget(oldest)
             with contextlib.suppress(PlaywrightError):
-                await context.close()
+                await oldest.close()
 
 
 @dataclass
@@ -211,9 +236,17 @@ def service_port() -> int:
     """The port this worker's browser tests serve on, one test after the
     other: the same origin, so that their browser contexts can be kept.
     Below the ephemeral ports, which the system hands out to other
-    processes' connections and free ports (docs/tests.md)."""
-    first = 20_000 + (os.getpid() % 1_000) * 7
-    return next(port for port in range(first, 32_000) if port_is_free(port))
+    processes' connections and free ports (docs/tests.md), and a range of
+    its own for each xdist worker (gw0, gw1...), so two workers never pick
+    the same one.  (If it is taken all the same, ``serve`` takes a free
+    port, and the test's contexts are new.)"""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    lowest_ephemeral = 32_768
+    with contextlib.suppress(OSError, ValueError):
+        lowest_ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range")
+                               .read_text().split()[0])
+    first = min(20_000, lowest_ephemeral - 2_000) + (int(worker) if worker.isdigit() else 0) * 50
+    return next((port for port in range(first, first + 50) if port_is_free(port)), first)
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope=SHARED_LOOP)

@@ -8,7 +8,7 @@ import importlib.util
 import os
 import time
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -24,8 +24,11 @@ def dev() -> ModuleType:
 
 
 def test_each_run_gets_a_folder_of_its_own_and_old_ones_of_failed_runs_go(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     script = dev()
+    # Room whatever this machine has free now (a run's own servers use some).
+    monkeypatch.setattr(script.shutil, "disk_usage",
+                        lambda _: shutil_usage(free=2 * script.SCRATCH_NEEDS))
     stale = tmp_path / "muggins-tests-stale"
     recent = tmp_path / "muggins-tests-recent"
     other = tmp_path / "someone-elses"
@@ -46,9 +49,17 @@ def test_no_room_in_memory_means_pytests_own_folder(
     script = dev()
     assert script.scratch_in_memory(tmp_path / "not-there") is None
 
-    class Full:
-        f_bavail, f_frsize = 1, 4096
-
-    monkeypatch.setattr(script.os, "statvfs", lambda _: Full())
+    stale = tmp_path / "muggins-tests-stale"
+    stale.mkdir()
+    long_ago = time.time() - script.SCRATCH_KEPT_FOR - 60
+    os.utime(stale, (long_ago, long_ago))
+    monkeypatch.setattr(script.shutil, "disk_usage",
+                        lambda _: shutil_usage(free=script.SCRATCH_NEEDS - 1))
     assert script.scratch_in_memory(tmp_path) is None
+    # Old folders go even when there is no room (they may be what fills it).
     assert not list(tmp_path.iterdir())
+
+
+def shutil_usage(free: int) -> SimpleNamespace:
+    """What shutil.disk_usage answers, as far as dev.py reads it."""
+    return SimpleNamespace(free=free)

@@ -13,7 +13,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import msgspec
 
@@ -64,6 +64,7 @@ def suggest(state: GameState, events: Sequence[Event], seed: str,
 
 def suggest_in_worker(state_json: bytes, events_json: bytes, seed: str,
                       budget_ms: float) -> bytes:
+    """``suggest`` across a process boundary: JSON in, JSON out."""
     return encode(suggest(_state_decoder.decode(state_json), _events_decoder.decode(events_json),
                            seed, budget_ms))
 
@@ -83,25 +84,10 @@ def leave_with(service: int) -> None:
     that started it is gone (killed, or stopped without waiting for it), so
     that no orphan goes on thinking.  Its parent is the service, or the
     service's fork server (muggins.tables.bot_workers.worker_processes),
-    which ends with the service: either gone is the sign."""
+    which lives on while any worker does: so the service's own end is what
+    the watch looks for, and a parent that changed."""
     parent = os.getppid()
-
-    def service_is_alive() -> bool:
-        try:
-            with open(f"/proc/{service}/stat") as stat:
-                # A killed service nobody has reaped yet is a zombie: gone too
-                # (and the fork server lives on while a worker does).
-                return stat.read().rpartition(")")[2].split()[0] != "Z"
-        except FileNotFoundError:
-            return False
-        except OSError:  # no /proc here: whether the process id answers
-            try:
-                os.kill(service, 0)
-            except ProcessLookupError:
-                return False
-            except PermissionError:
-                return True
-            return True
+    service_is_alive = _process_watch(service)
 
     def watch() -> None:
         while os.getppid() == parent and service_is_alive():
@@ -109,3 +95,30 @@ def leave_with(service: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _process_watch(pid: int) -> Callable[[], bool]:
+    """Whether process ``pid`` still runs, asked again and again: on Linux
+    from /proc, where a killed service nobody has reaped yet (a zombie)
+    counts as gone; elsewhere on POSIX, whether its process id answers."""
+    if os.path.exists("/proc/self/stat"):
+        def alive_in_proc() -> bool:
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    return stat.read().rpartition(")")[2].split()[0] != "Z"
+            except FileNotFoundError:
+                return False
+        return alive_in_proc
+
+    def answers() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    # Without POSIX signals (Windows) signal 0 is not a question: the pool's
+    # own pipes end the worker there.
+    return answers if os.name == "posix" else lambda: True
