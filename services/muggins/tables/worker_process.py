@@ -13,7 +13,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import msgspec
 
@@ -21,6 +21,7 @@ from muggins.bots.ladder import BotLevel
 from muggins.bots.levels import EXPERT_BUDGET_MS, make_bot, tell
 from muggins.expert.bot import PlayAssessment, analyse_state
 from muggins.expert.search_structs import SearchSettings
+from muggins.infra.embedded import pid_alive
 from muggins.rules.commands import AnyCommand
 from muggins.rules.events import AnyEvent, Event
 from muggins.rules.state import GameState
@@ -87,7 +88,11 @@ def leave_with(service: int) -> None:
     which lives on while any worker does: so the service's own end is what
     the watch looks for, and a parent that changed."""
     parent = os.getppid()
-    service_is_alive = _process_watch(service)
+
+    def service_is_alive() -> bool:
+        # Without POSIX signals (Windows) signal 0 is no question: the
+        # pool's own pipes end the worker there.
+        return pid_alive(service) if os.name == "posix" else True
 
     def watch() -> None:
         while os.getppid() == parent and service_is_alive():
@@ -95,30 +100,3 @@ def leave_with(service: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-def _process_watch(pid: int) -> Callable[[], bool]:
-    """Whether process ``pid`` still runs, asked again and again: on Linux
-    from /proc, where a killed service nobody has reaped yet (a zombie)
-    counts as gone; elsewhere on POSIX, whether its process id answers."""
-    if os.path.exists("/proc/self/stat"):
-        def alive_in_proc() -> bool:
-            try:
-                with open(f"/proc/{pid}/stat") as stat:
-                    return stat.read().rpartition(")")[2].split()[0] != "Z"
-            except FileNotFoundError:
-                return False
-        return alive_in_proc
-
-    def answers() -> bool:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-
-    # Without POSIX signals (Windows) signal 0 is not a question: the pool's
-    # own pipes end the worker there.
-    return answers if os.name == "posix" else lambda: True
