@@ -236,16 +236,17 @@ def service_port() -> int:
     """The port this worker's browser tests serve on, one test after the
     other: the same origin, so that their browser contexts can be kept.
     Below the ephemeral ports, which the system hands out to other
-    processes' connections and free ports (docs/tests.md), and a range of
-    its own for each xdist worker (gw0, gw1...), so two workers never pick
-    the same one.  (If it is taken all the same, ``serve`` takes a free
-    port, and the test's contexts are new.)"""
+    processes' connections and free ports (docs/tests.md), above the local
+    cluster's (muggins.cluster.local.KEPT_PORTS, up to 32000), and a range
+    of its own for each xdist worker (gw0, gw1...), so two workers never
+    pick the same one.  (If it is taken all the same, ``serve`` takes a
+    free port, and the test's contexts are new.)"""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
     lowest_ephemeral = 32_768
     with contextlib.suppress(OSError, ValueError):
         lowest_ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range")
                                .read_text().split()[0])
-    first = min(20_000, lowest_ephemeral - 2_000) + (int(worker) if worker.isdigit() else 0) * 50
+    first = min(32_050, lowest_ephemeral - 700) + (int(worker) % 12 if worker.isdigit() else 0) * 50
     return next((port for port in range(first, first + 50) if port_is_free(port)), first)
 
 
