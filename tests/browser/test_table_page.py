@@ -512,6 +512,10 @@ async def test_spanish_from_the_address_and_from_the_seeds(pages: Pages) -> None
     page = await pages.open("/?lang=es")
     await expect(page.locator("#create-button")).to_have_text("Crear mesa")
     assert await page.get_attribute("html", "lang") == "es"
+    # The games come from /presets after the page's own words: waited for
+    # (read at once, the list was once still empty).
+    await expect(page.locator("#preset option", has_text="Múltiplos de cinco (sin cruce)")
+                 ).to_have_count(1)
     options = await page.locator("#preset option").all_text_contents()
     assert "Múltiplos de cinco (sin cruce)" in options and "fives-and-threes" not in options
     await create_from_lobby(page)
