@@ -35,9 +35,9 @@ import pytest_asyncio
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres
+from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres, port_is_free
 from tests.support.servers import fresh_database
-from tests.support.service import Running, port_is_free, serve
+from tests.support.service import Running, serve
 
 HERE = Path(__file__).parent
 #: The loop the browser tests and their fixtures share (see the module's doc).

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -18,23 +17,11 @@ from litestar import Litestar
 
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
-from muggins.infra.embedded import EmbeddedNats, free_port
+from muggins.infra.embedded import EmbeddedNats, free_port, port_is_free
 from muggins.infra.settings import Settings
 from muggins.tables.app import create_app
 from muggins.tables.runtime import Runtime, ServiceOptions
 from tests.support.servers import role_url
-
-
-def port_is_free(port: int) -> bool:
-    """Whether a server could listen on 127.0.0.1:``port`` now (as uvicorn
-    binds: with SO_REUSEADDR, so a port a closed server left is free)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
 
 
 @dataclass

@@ -97,6 +97,20 @@ class EmbeddedServerError(RuntimeError):
     """An embedded server could not be started or stopped; the message says why."""
 
 
+def port_is_free(port: int, *, reuse_address: bool = True) -> bool:
+    """Whether a server could listen on 127.0.0.1:``port`` now.  With
+    ``reuse_address`` as most servers bind (uvicorn, PostgreSQL, NATS:
+    SO_REUSEADDR), so a port a closed server left in TIME_WAIT is free."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        if reuse_address:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:

@@ -18,7 +18,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -42,6 +41,7 @@ from muggins.infra.embedded import (
     EmbeddedServerError,
     NatsRoutes,
     pid_alive,
+    port_is_free,
     wait_for_port,
     wait_gone,
 )
@@ -83,15 +83,6 @@ class ClusterState(msgspec.Struct, kw_only=True):
     #: Extra MUGGINS_* settings every muggins process gets (tests: short bot delays).
     extra_settings: dict[str, str] = {}
     instances: list[Instance] = []
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _check_extra_settings(extra: dict[str, str]) -> None:
@@ -264,7 +255,7 @@ class LocalCluster:
             (which could take it while its process is down), not handed out already."""
             for _ in range(1000):
                 port = chooser.randrange(*KEPT_PORTS)
-                if port not in taken and _bindable(port):
+                if port not in taken and port_is_free(port, reuse_address=False):
                     taken.add(port)
                     return port
             raise ClusterError(f"no free port between {KEPT_PORTS[0]} and {KEPT_PORTS[1]}")
