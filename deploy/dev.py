@@ -101,18 +101,19 @@ def run(args: list[str]) -> int:
     os.execv(argv[0], argv)
 
 
-#: What the tests need from Debian beside Python: the browser tests' Chromium,
-#: the cluster tests' load balancer, Node.js for the web client's own tests
-#: (tests/client: `node --test`) and TypeScript's checker for the table page's
-#: types (tests/client/test_types.py: a check, never a build step) (program -> package).
-SYSTEM_PACKAGES = {"chromium": "chromium", "haproxy": "haproxy", "node": "nodejs",
-                   "tsc": "node-typescript"}
+#: What the tests need from Debian beside Python: the browser tests' Chromium
+#: (its headless shell, lighter than the whole browser), the cluster tests'
+#: load balancer, Node.js for the web client's own tests (tests/client:
+#: `node --test`) and TypeScript's checker for the table page's types
+#: (tests/client/test_types.py: a check, never a build step) (program -> package).
+SYSTEM_PACKAGES = {"chromium-headless-shell": "chromium-headless-shell", "haproxy": "haproxy",
+                   "node": "nodejs", "tsc": "node-typescript"}
 #: What the tests that need no server (``test --fast``) need of them.
 FAST_PACKAGES = ("node", "tsc")
 
 
 def _found(program: str) -> bool:
-    if program == "chromium" and os.environ.get("MUGGINS_CHROMIUM"):
+    if program == "chromium-headless-shell" and os.environ.get("MUGGINS_CHROMIUM"):
         return Path(os.environ["MUGGINS_CHROMIUM"]).exists()  # the browser tests' own choice
     return shutil.which(program) is not None or any(
         Path(folder, program).exists() for folder in ("/usr/sbin", "/usr/bin"))
