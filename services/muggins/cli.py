@@ -21,7 +21,6 @@ from muggins.bootstrap import event_store_only, infrastructure, migrated_databas
 from muggins.bots.ladder import BOT_LEVELS, BotLevel
 from muggins.bots.playbyplay import narrate
 from muggins.bots.selfplay import make_bots, play_game, play_game_commands
-from muggins.bus.jetstream import BusUnavailable, connect, ensure_stream, stream_config
 from muggins.domain.codec import encoded_all
 from muggins.eventstore.store import EventStore, StoreUnavailable
 from muggins.evidence.checkpoints import SiteKeyInfo, public_keys, site_keys
@@ -235,6 +234,10 @@ def serve_command(**flags: Any) -> None:
 @main.command("up")
 def up_command() -> None:
     """Start the embedded PostgreSQL and NATS (those not configured) and leave them running."""
+    # Imported here: only this command and ``serve`` need NATS's client
+    # (see muggins.bootstrap).
+    from muggins.bus.jetstream import BusUnavailable, connect, ensure_stream, stream_config
+
     settings = _settings()
 
     async def start() -> tuple[str, str]:

@@ -19,8 +19,8 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import ServiceUnavailableError
 from playwright.async_api import Page, async_playwright
 
+from muggins.bus import RELAY_READER
 from muggins.bus.jetstream import STREAM_NAME, connect, messages_for
-from muggins.bus.relay import RELAY_READER
 from muggins.cluster.local import Instance, LocalCluster
 from muggins.domain.codec import public_payload
 from muggins.eventstore.store import EventStore

@@ -16,6 +16,7 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
 from muggins.bots.selfplay import make_bots, play_game
+from muggins.bus import RELAY_READER
 from muggins.bus.jetstream import (
     STREAM_CONFIG,
     STREAM_NAME,
@@ -25,7 +26,7 @@ from muggins.bus.jetstream import (
     connect,
     ensure_stream,
 )
-from muggins.bus.relay import RELAY_READER, Relay
+from muggins.bus.relay import Relay
 from muggins.domain.codec import encoded_all, public_payload
 from muggins.eventstore.store import EventStore
 from muggins.infra.embedded import EmbeddedNats
@@ -246,7 +247,8 @@ async def test_the_relays_bell_wakes_a_projector_and_its_old_consumer_goes(
     from muggins.bus.connection import Bus
     from muggins.domain.streams import ALL_PUBLIC_SUBJECTS, BELL_SUBJECT
     from muggins.eventstore.records import RecordedEvent
-    from muggins.projections.runner import Connection, ProjectorRunner
+    from muggins.projections.projection import Connection
+    from muggins.projections.runner import ProjectorRunner
     from tests.support.waits import eventually
 
     class Positions:

@@ -13,8 +13,9 @@ import structlog
 
 from muggins.eventstore.store import EventStore
 from muggins.infra.retry import ERRORS, RETRIES
+from muggins.projections.projection import QUERIES
 from muggins.projections.read_models import TableViews
-from muggins.projections.runner import QUERIES, ProjectorRunner
+from muggins.projections.runner import ProjectorRunner
 from muggins.rules.presets import preset
 from tests.projections.streams import game_batches, store_interleaved
 

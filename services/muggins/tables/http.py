@@ -28,7 +28,7 @@ from muggins.domain.streams import table_stream
 from muggins.domain.table_life import LifeKind, table_life
 from muggins.domain.views import RuleLine
 from muggins.projections.leaderboard import is_rated
-from muggins.projections.runner import QUERIES as VIEW_QUERIES
+from muggins.projections.projection import QUERIES as VIEW_QUERIES
 from muggins.rules.describe import PRESET_SUMMARIES, Language, describe
 from muggins.rules.errors import IllegalMove
 from muggins.rules.presets import DEFAULT_PRESET, PRESETS

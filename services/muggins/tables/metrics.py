@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from muggins.bus.relay import RELAY_READER
+from muggins.bus import RELAY_READER
 from muggins.infra.latency import LATENCY_BUCKETS
 from muggins.infra.sql import load_queries
+from muggins.projections.projection import LAG as PROJECTOR_LAG
 from muggins.projections.read_models import PROJECTIONS
-from muggins.projections.runner import LAG as PROJECTOR_LAG
 
 if TYPE_CHECKING:
     from muggins.eventstore.store import EventStore

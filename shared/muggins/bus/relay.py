@@ -30,6 +30,7 @@ import structlog
 from nats.js import JetStreamContext
 from prometheus_client import Histogram
 
+from muggins.bus import RELAY_READER
 from muggins.bus.jetstream import Redactor, bus_down, messages_for, outage
 from muggins.eventstore.records import RecordedEvent
 from muggins.eventstore.store import EventStore
@@ -37,7 +38,6 @@ from muggins.infra.latency import LATENCY_BUCKETS
 from muggins.infra.retry import Backoff, Retry
 from muggins.infra.waiting import first_of
 
-RELAY_READER = "bus-relay"
 _RELAY_LOCK = 7431020612
 #: The pauses between attempts when the relay keeps failing: short at first
 #: (a NATS cluster elects a stream leader in a few seconds), at most this.

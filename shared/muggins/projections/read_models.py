@@ -28,7 +28,7 @@ from muggins.domain.table_events import (
 from muggins.eventstore.records import RecordedEvent
 from muggins.projections import leaderboard, table_views
 from muggins.projections.leaderboard import GameTally, Standing
-from muggins.projections.runner import QUERIES, Connection, Projection
+from muggins.projections.projection import QUERIES, Connection, Projection
 from muggins.projections.table_views import TableViewDocument
 from muggins.rules.events import GameEnded, SeatedPlayer
 from muggins.rules.state import GameState

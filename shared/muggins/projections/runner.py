@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, Protocol
 
 import asyncpg
@@ -27,24 +26,16 @@ import nats.errors
 import nats.js.errors
 import structlog
 from nats.js import JetStreamContext
-from prometheus_client import Counter, Gauge
 
 from muggins.domain.streams import ALL_EVENT_SUBJECTS, BELL_SUBJECT
 from muggins.eventstore.records import RecordedEvent
 from muggins.eventstore.store import TRANSIENT, EventStore, store_down
 from muggins.infra.retry import Backoff, Retry
-from muggins.infra.sql import load_queries
 from muggins.infra.waiting import first_of
+from muggins.projections.projection import APPLIED, LAG, QUERIES, Projection
 
-QUERIES = load_queries(Path(__file__).parent / "queries.sql")
 log = structlog.get_logger(__name__)
 
-#: A connection lent by the pool: projections write through the runner's.
-Connection = asyncpg.pool.PoolConnectionProxy
-
-LAG = Gauge("muggins_projector_lag_events", "Events stored but not yet projected",
-            ["projector"])
-APPLIED = Counter("muggins_projector_events_total", "Events projected", ["projector"])
 #: Seconds between lag lines in the log while a projector is behind.
 LAG_LOG_EVERY = 10.0
 #: The longest pause between attempts while the database is away.
@@ -74,23 +65,6 @@ class Bell(Protocol):
     """Where the bell rings: the process's bus (muggins.bus.Bus or its in-memory twin)."""
 
     async def subscribe(self, subject: str, cb: Callable[[Any], Awaitable[None]]) -> Any: ...
-
-
-class Projection(Protocol):
-    """What a projector builds and where it keeps it."""
-
-    name: str
-
-    async def project(self, connection: Connection, page: list[RecordedEvent]) -> None:
-        """Fold one page of events into the read model, inside the runner's transaction."""
-
-    async def forget(self, connection: Connection) -> None:
-        """Drop the whole read model (before a rebuild)."""
-
-    def lost_track(self) -> None:
-        """Forget whatever was kept in memory from earlier pages: the read
-        model may have changed since without this runner (another runner's
-        pages, a rebuild, a transaction that did not commit)."""
 
 
 class ProjectorRunner:
