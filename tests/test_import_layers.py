@@ -155,3 +155,14 @@ def test_the_store_and_the_bus_know_no_rules() -> None:
     loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             check=True, timeout=60).stdout.split()
     assert loaded == [], f"the store and the bus load {loaded}"
+
+
+def test_the_operators_commands_do_not_load_the_bus() -> None:
+    """``muggins replay``, ``dispute`` and ``db`` need only the database:
+    loading the command line loads no NATS client (nor aiohttp, which it
+    brings), which once took half of such a command's start (0.27 s of 0.54)."""
+    script = ("import sys, muggins.cli; "
+              "print(' '.join(m for m in sys.modules if m.split('.')[0] in ('nats', 'aiohttp')))")
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True, timeout=60).stdout.split()
+    assert loaded == [], f"muggins.cli loads {loaded}"
