@@ -1,6 +1,6 @@
 """Refuse to test a compiled rules engine older than its sources; mark the
 tests that need real servers (the ``servers`` marker: ``deploy/dev.py test
---fast`` runs every other test)."""
+--fast`` runs every other test); start the ``slow`` ones first."""
 
 from __future__ import annotations
 
@@ -43,3 +43,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if (folder in SERVER_FOLDERS or SERVER_FIXTURES & set(getattr(item, "fixturenames", ()))
                 or item.get_closest_marker("servers")):
             item.add_marker(pytest.mark.servers)
+    # The ``slow`` tests first, the rest in their order: a worker that takes
+    # one of them up near the end runs it alone while the others wait (the
+    # costly floods' smoke run, last by name, once ended a run 20 s after
+    # every other test).  A module that xdist keeps on one worker
+    # (``xdist_group``) keeps its order: its tests are never moved.
+    items.sort(key=lambda item: 0 if item.get_closest_marker("slow")
+               and not item.get_closest_marker("xdist_group") else 1)

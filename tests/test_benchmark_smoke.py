@@ -43,6 +43,7 @@ TIMEOUT = 120
 TIMEOUTS = {"bench_costly_floods": 300}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("benchmark", "expected"), SMOKES)
 def test_the_benchmark_runs_at_its_smoke_size(benchmark: str, expected: str) -> None:
     # Sizes left in the environment do not apply at smoke size, but the

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 import pytest_asyncio
 from playwright.async_api import Page, expect
 
@@ -47,6 +48,7 @@ async def first_hand_over(page: Page, within: float = 120) -> None:
             await page.wait_for_timeout(50)
 
 
+@pytest.mark.slow
 async def test_a_player_keeps_a_receipt_disputes_a_hand_and_reads_the_verdict(
     pages: Pages, service: Running, tmp_path: Path
 ) -> None:

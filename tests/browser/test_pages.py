@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import WebSocket, WebSocketRoute, expect
 
@@ -49,6 +50,7 @@ async def test_create_a_table_against_a_bot_and_play_a_hand_by_clicking(pages: P
     assert await page.locator(".opponent .badge.bot").count() == 1  # the bot is marked
 
 
+@pytest.mark.slow
 async def test_two_people_play_through_the_share_link_while_a_spectator_watches(
     pages: Pages,
 ) -> None:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_asyncio
 from playwright.async_api import Page, expect
 
@@ -43,6 +44,7 @@ async def life_is(page: Page, kind: str, within: float = 60, *, playing: bool = 
             await page.wait_for_timeout(50)
 
 
+@pytest.mark.slow
 async def test_a_person_leaves_the_game_pauses_the_other_ends_it_and_all_are_told(
     pages: Pages, service: Running, tmp_path: Path
 ) -> None:

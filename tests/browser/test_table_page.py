@@ -331,6 +331,7 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
     await screenshot(replay, shot(tmp_path, "replay.png"), full_page=True)
 
 
+@pytest.mark.slow
 async def test_the_clock_runs_from_the_first_turn_warns_and_marks_the_bots_move(
     pages: Pages, service: Running
 ) -> None:

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 
 from muggins.eventstore.store import EventStore
 from tests.support.clients import SeatClient
@@ -50,6 +51,7 @@ async def until_turn(client: SeatClient, after: int, timeout: float) -> None:
                              f"{timeout:.0f} s (at version {client.version}, {phase})") from None
 
 
+@pytest.mark.slow
 async def test_a_player_cannot_hold_the_table_hostage(
     launcher: Launcher, store: EventStore
 ) -> None:

@@ -9,6 +9,8 @@ move the people saw confirmed exactly once.
 
 from __future__ import annotations
 
+import pytest
+
 from muggins.eventstore.store import EventStore
 from tests.support.processes import Launcher
 from tests.support.scripted_players import Scenario, play_through
@@ -38,6 +40,7 @@ async def kill_and_restart(launcher: Launcher, store: EventStore, *, kill: bool)
         assert reconnected, "harness: no scripted person noticed the kill"
 
 
+@pytest.mark.slow
 async def test_every_game_ends_after_the_service_is_killed_and_restarted(
     launcher: Launcher, store: EventStore
 ) -> None:

@@ -9,6 +9,7 @@ import contextlib
 import time
 
 import httpx
+import pytest
 
 from muggins.eventstore.store import EventStore
 from muggins.infra.embedded import EmbeddedNats
@@ -38,6 +39,7 @@ FINISH = 60.0
 STALL = 20.0
 
 
+@pytest.mark.slow
 async def test_the_service_recovers_when_nats_is_killed_for_10_s(
     launcher: Launcher, store: EventStore, nats_server: EmbeddedNats
 ) -> None:

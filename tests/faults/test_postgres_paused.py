@@ -10,6 +10,7 @@ import contextlib
 import time
 
 import httpx
+import pytest
 
 from muggins.eventstore.store import EventStore
 from muggins.infra.embedded import EmbeddedPostgres
@@ -36,6 +37,7 @@ FINISH = 90.0
 STALL = 25.0
 
 
+@pytest.mark.slow
 async def test_every_game_ends_after_postgres_is_paused_40_s(
     launcher: Launcher, store: EventStore, postgres: EmbeddedPostgres
 ) -> None:

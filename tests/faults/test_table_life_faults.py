@@ -15,6 +15,7 @@ import asyncio
 import time
 
 import httpx
+import pytest
 
 from muggins.domain.streams import game_stream, table_stream
 from muggins.eventstore.store import EventStore
@@ -55,6 +56,7 @@ async def test_a_table_nobody_sits_at_closes_once_though_its_process_was_killed(
     assert await table_events(store, idle) == events == ["TableOpened", "TableClosed"]
 
 
+@pytest.mark.slow
 async def test_a_pause_survives_a_kill_and_two_processes_choose_once(
     launcher: Launcher, store: EventStore
 ) -> None:

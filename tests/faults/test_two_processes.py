@@ -12,6 +12,7 @@ import contextlib
 import time
 
 import httpx
+import pytest
 
 from muggins.eventstore.store import EventStore
 from tests.support.processes import Launcher
@@ -35,6 +36,7 @@ MARGIN = 15.0
 FINISH = 60.0
 
 
+@pytest.mark.slow
 async def test_the_second_process_carries_on_when_the_first_is_killed(
     launcher: Launcher, store: EventStore
 ) -> None:

@@ -120,6 +120,7 @@ def project(database_url: str, nats_url: str, name: str, *args: str) -> subproce
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["table-views", "leaderboard"])
 async def test_a_projector_killed_mid_stream_resumes_to_what_a_rebuild_gives(
     store: EventStore, pool: asyncpg.Pool, database_url: str, nats_server: EmbeddedNats,

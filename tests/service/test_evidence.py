@@ -278,6 +278,7 @@ async def test_anyone_downloads_a_hands_evidence_file_and_checks_it_offline(
     assert missing.status_code == 404 and missing.json()["code"] == "no-such-table"
 
 
+@pytest.mark.slow
 async def test_a_flood_of_evidence_files_or_disputes_costs_the_flooder(
         budgeted: Running) -> None:
     service = budgeted

@@ -4,6 +4,7 @@ last version seen, nothing hidden before the hand ends, and hundreds at once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -229,13 +230,15 @@ async def test_a_spectators_only_service_follows_games_played_through_another(
 
 async def test_an_sse_spectator_that_goes_away_is_no_longer_counted(service: Running) -> None:
     table_id, player = await human_vs_bot(service)
-    hang_up = asyncio.Event()
     # Watches until the player has heard of it (a spectator gone within the
-    # half second counts are gathered over is never announced), then hangs up.
-    watching = asyncio.create_task(sse(service, table_id, lambda m: hang_up.is_set()))
+    # half second counts are gathered over is never announced), then hangs
+    # up: its connection closed at once, not at its next message (a game
+    # waiting on the player's turn may send none for a whole turn clock).
+    watching = asyncio.create_task(sse(service, table_id, lambda m: False))
     await player.until(lambda m: m["type"] == "spectators" and m["count"] == 1)
-    hang_up.set()
-    await watching
+    watching.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await watching
     await player.until(lambda m: m["type"] == "spectators" and m["count"] == 0)
     await player.close()
 

@@ -100,6 +100,7 @@ async def test_one_identity_holds_one_seat_at_a_table(service: Running) -> None:
     assert again.status_code == 409 and "seat 0" in again.json()["detail"]
 
 
+@pytest.mark.slow
 async def test_the_clock_cannot_be_dodged(database_url: str, nats_server: EmbeddedNats) -> None:
     """The hostage sequence: the clock runs out once, and when the turn comes
     back the player sends rubbish and stays, idle.  Only a valid move or
