@@ -149,6 +149,14 @@ def ensure_system_packages(programs: tuple[str, ...] = tuple(SYSTEM_PACKAGES)) -
     return 0
 
 
+def test_workers(fast: bool) -> int:
+    """How many workers ``test`` runs the tests in by default: two a core
+    (one a core for ``--fast``), at least two, at most eight (the browser
+    tests' ports leave room for twelve, tests/browser/conftest.py)."""
+    cores = os.cpu_count() or 2
+    return max(2, min(8, cores if fast else 2 * cores))
+
+
 def test(args: list[str]) -> int:
     """Lint, type-check and run the tests: all of them, or with ``--fast``
     only those that need no server (the ``servers`` marker, tests/conftest.py)."""
@@ -158,10 +166,13 @@ def test(args: list[str]) -> int:
     if not any(arg == "-n" or arg.startswith(("-n", "--numprocesses")) for arg in args):
         # Tests shared among workers (pytest-xdist; a module whose fixtures
         # are built once for it marks itself an xdist_group and stays on one
-        # worker): most of the suite waits on servers, processes and timers,
-        # so it runs in about half the time even on two cores.
+        # worker).  Much of the suite waits on servers, processes and clocks
+        # (a fault held for its length, a turn clock running out), so two
+        # workers a core keep the cores busy: on two cores, 288 s in four
+        # workers against 334 s in three (fresh clones, 2026-12-03).  The
+        # fast tier only computes: one a core.
         # MUGGINS_TEST_WORKERS=0 runs it in this process.
-        workers = os.environ.get("MUGGINS_TEST_WORKERS", "2" if fast else "3")
+        workers = os.environ.get("MUGGINS_TEST_WORKERS", str(test_workers(fast)))
         if workers != "0":
             args = ["-n", workers, "--dist", "loadgroup", *args]
     if fast:
