@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from muggins.infra.embedded import EmbeddedNats
 from muggins.tables.names import table_name
-from tests.support.service import Running
+from tests.support.service import Running, serve
 from tests.support.tables import create, sit
 from tests.support.waits import eventually
 
@@ -85,15 +86,21 @@ async def test_a_casual_table_keeps_its_presets_name(service: Running) -> None:
     assert shown["title"] == "All Fives · casual"
 
 
-async def test_games_being_played_carry_their_names(service: Running) -> None:
-    table = await create(service, bots=[{"seat": 0}, {"seat": 1, "level": "random"}])
+async def test_games_being_played_carry_their_names(
+    database_url: str, nats_server: EmbeddedNats
+) -> None:
+    # Bots that take their time: without a pause, two bots may end their
+    # game before a busy machine's lobby has shown it being played (seen
+    # under four workers on two cores).
+    async with serve(database_url, nats_server.url, bot_delay=1.0) as service:
+        table = await create(service, bots=[{"seat": 0}, {"seat": 1, "level": "random"}])
 
-    async def playing() -> dict[str, Any] | None:
-        return listed(await lobby(service, "es"), table["table_id"], "playing")
+        async def playing() -> dict[str, Any] | None:
+            return listed(await lobby(service, "es"), table["table_id"], "playing")
 
-    shown = await eventually(playing, what="the bots' game among those being played")
-    assert shown["name"] == table_name(table["table_id"], None, "es")
-    assert shown["title"] == "Dominó a cincos"
+        shown = await eventually(playing, what="the bots' game among those being played")
+        assert shown["name"] == table_name(table["table_id"], None, "es")
+        assert shown["title"] == "Dominó a cincos"
 
 
 async def test_a_language_we_do_not_speak_is_refused_and_changes_nothing(
