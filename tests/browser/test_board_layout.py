@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, WebSocketRoute, expect
 
-from tests.browser.conftest import Pages
+from tests.support.browser import Pages
 from tests.support.pages import create_from_lobby, play_a_move, screenshot, shot, sit
 from tests.support.service import Running
 from tests.support.tables import create

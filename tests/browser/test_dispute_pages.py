@@ -22,7 +22,7 @@ from playwright.async_api import Page, expect
 
 from muggins.evidence.documents import Receipt, check_signature
 from muggins.infra.embedded import EmbeddedNats
-from tests.browser.conftest import SHARED_LOOP, Pages
+from tests.support.browser import SHARED_LOOP, Pages
 from tests.support.pages import play_a_move, screenshot, shot, sit
 from tests.support.service import Running, serve
 

@@ -12,7 +12,7 @@ from urllib.parse import quote
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.browser.conftest import Pages
+from tests.support.browser import Pages
 from tests.support.service import Running
 from tests.support.tables import create, sit
 

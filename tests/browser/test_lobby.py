@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.browser.conftest import Pages
+from tests.support.browser import Pages
 from tests.support.pages import play_a_move, play_until, screenshot, shot, sit
 from tests.support.service import Running
 from tests.support.tables import create

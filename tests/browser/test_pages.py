@@ -17,7 +17,7 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import WebSocket, WebSocketRoute, expect
 
-from tests.browser.conftest import Pages
+from tests.support.browser import Pages
 from tests.support.clients import assert_nothing_hidden, unpacked
 from tests.support.pages import (
     DOCS,

@@ -18,7 +18,7 @@ import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FloatRect, Page, WebSocketRoute, expect
 
-from tests.browser.conftest import Pages
+from tests.support.browser import Pages
 from tests.support.clients import SeatClient
 from tests.support.pages import (
     create_from_lobby,

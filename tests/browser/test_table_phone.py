@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Locator, Page, Route, expect
 
-from tests.browser.conftest import Pages
+from tests.support.browser import Pages
 from tests.support.clients import SeatClient
 from tests.support.pages import answer_which_end, play_a_move, play_until, screenshot, shot
 from tests.support.service import Running

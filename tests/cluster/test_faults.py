@@ -24,8 +24,8 @@ from muggins.bus.jetstream import STREAM_NAME, connect, messages_for
 from muggins.cluster.local import Instance, LocalCluster
 from muggins.domain.codec import public_payload
 from muggins.eventstore.store import EventStore
-from tests.browser.conftest import CHROMIUM_FLAGS, Pages, chromium_path
 from tests.cluster.play import SCENARIO, no_unhandled_errors, play_through
+from tests.support.browser import CHROMIUM_FLAGS, Pages, chromium_path
 from tests.support.pages import create_from_lobby, play_a_move
 from tests.support.pages import sit as sit_in_the_page
 from tests.support.scripted_players import ScriptedHuman, create_table, human_table, sit

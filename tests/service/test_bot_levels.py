@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from muggins.bots.ladder import LADDER
 from muggins.domain.streams import game_stream
-from tests.service.test_expert_seats import finished
 from tests.support.service import Running
-from tests.support.tables import create, verify_store
+from tests.support.tables import create, game_finished, verify_store
 
 
 async def test_a_table_of_the_ladders_levels_plays_to_the_end(
@@ -18,7 +17,7 @@ async def test_a_table_of_the_ladders_levels_plays_to_the_end(
                          bot_budget_ms=15,
                          bots=[{"seat": seat, "level": level} for seat, level in enumerate(LADDER)])
     assert [s["bot_level"] for s in table["seats"]] == list(LADDER)
-    await finished(service, table["table_id"], timeout=120)
+    await game_finished(service, table["table_id"], within=120)
     await verify_store(database_url, game_stream(table["table_id"], 1))
 
 

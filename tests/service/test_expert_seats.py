@@ -3,25 +3,9 @@ games through the service, and takes over a person's seat."""
 
 from __future__ import annotations
 
-import asyncio
-import time
-
-from muggins.domain.codec import game_event
 from muggins.domain.streams import game_stream
-from muggins.rules.events import GameEnded
 from tests.support.service import Running
-from tests.support.tables import create, sit, verify_store
-
-
-async def finished(service: Running, table_id: str, timeout: float = 90) -> int:
-    """Wait for game 1 to end; the number of its events."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        recorded = await service.infra.store.read_stream(game_stream(table_id, 1))
-        if recorded and isinstance(game_event(recorded[-1]), GameEnded):
-            return len(recorded)
-        await asyncio.sleep(0.2)
-    raise AssertionError("the game did not end in time")
+from tests.support.tables import create, game_finished, sit, verify_store
 
 
 async def test_an_expert_seat_plays_a_whole_game_against_greedy(
@@ -31,7 +15,7 @@ async def test_an_expert_seat_plays_a_whole_game_against_greedy(
                          bots=[{"seat": 0, "level": "expert"}, {"seat": 1, "level": "greedy"}])
     table_id = table["table_id"]
     assert table["seats"][0]["bot_level"] == "expert"
-    await finished(service, table_id)
+    await game_finished(service, table_id)
     await verify_store(database_url, game_stream(table_id, 1))
     recorded = await service.infra.store.read_stream(game_stream(table_id, 1))
     assert {r.actor for r in recorded} >= {"bot:0", "bot:1"}
@@ -45,7 +29,7 @@ async def test_a_partnership_of_experts_under_the_muggins_rule(
                          bots=[{"seat": s, "level": "expert" if s % 2 == 0 else "random"}
                                for s in range(4)])
     table_id = table["table_id"]
-    await finished(service, table_id, timeout=120)
+    await game_finished(service, table_id, within=120)
     await verify_store(database_url, game_stream(table_id, 1))
 
 
@@ -56,7 +40,7 @@ async def test_the_expert_takes_over_a_seat_whose_clock_ran_out(
                          bots=[{"seat": 1, "level": "greedy"}])
     table_id = table["table_id"]
     await sit(service, table_id, 0, "Gone")  # and never plays
-    await finished(service, table_id)
+    await game_finished(service, table_id)
     await verify_store(database_url, game_stream(table_id, 1))
     seating = (await service.http.get(f"/tables/{table_id}/seating")).json()
     assert any(entry["event"]["type"] == "BotTookOver" for entry in seating)

@@ -1,7 +1,8 @@
 """Tables through the real service's API, for the tests under tests/service/,
 tests/browser/ and tests/replays/ that need one: create a table and take a
 seat over HTTP, watch it or play against a bot over WebSocket, wait for a
-seat to change hands, and verify a finished game straight from the store."""
+seat to change hands, wait for a game to end, and verify a finished game
+straight from the store."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ from typing import Any
 import websockets
 
 from muggins.domain.codec import game_event
+from muggins.domain.streams import game_stream
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
+from muggins.rules.events import GameEnded
 from tests.support.clients import SeatClient
 from tests.support.service import Running
+from tests.support.waits import eventually
 
 
 async def create(service: Running, **spec: Any) -> dict[str, Any]:
@@ -67,3 +71,15 @@ async def watch(service: Running, table_id: str, since: int | None = None) -> Se
     welcome = await spectator.receive()
     assert welcome["type"] == "welcome" and welcome["seat"] is None
     return spectator
+
+
+async def game_finished(service: Running, table_id: str, within: float = 90) -> int:
+    """Wait for the table's game 1 to end; the number of its events."""
+
+    async def events_if_ended() -> int:
+        recorded = await service.infra.store.read_stream(game_stream(table_id, 1))
+        ended = bool(recorded) and isinstance(game_event(recorded[-1]), GameEnded)
+        return len(recorded) if ended else 0
+
+    return await eventually(events_if_ended, within=within, every=0.2,
+                            what=f"the end of table {table_id}'s game 1")
