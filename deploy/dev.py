@@ -112,11 +112,19 @@ SYSTEM_PACKAGES = {"chromium-headless-shell": "chromium-headless-shell", "haprox
 FAST_PACKAGES = ("node", "tsc")
 
 
+#: Programs that serve as well as the one SYSTEM_PACKAGES names: the browser
+#: tests drive the whole Chromium where its headless shell is not installed
+#: (tests.support.browser.chromium_path).
+ALTERNATIVES = {"chromium-headless-shell": ("chromium",)}
+
+
 def _found(program: str) -> bool:
     if program == "chromium-headless-shell" and os.environ.get("MUGGINS_CHROMIUM"):
         return Path(os.environ["MUGGINS_CHROMIUM"]).exists()  # the browser tests' own choice
-    return shutil.which(program) is not None or any(
-        Path(folder, program).exists() for folder in ("/usr/sbin", "/usr/bin"))
+    return any(
+        shutil.which(name) is not None
+        or any(Path(folder, name).exists() for folder in ("/usr/sbin", "/usr/bin"))
+        for name in (program, *ALTERNATIVES.get(program, ())))
 
 
 def ensure_system_packages(programs: tuple[str, ...] = tuple(SYSTEM_PACKAGES)) -> int:
@@ -149,11 +157,19 @@ def ensure_system_packages(programs: tuple[str, ...] = tuple(SYSTEM_PACKAGES)) -
     return 0
 
 
-def test_workers(fast: bool) -> int:
+def usable_cores() -> int:
+    """The cores this process may run on (a container's or ``taskset``'s
+    share, not the whole host's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 2
+
+
+def default_test_workers(fast: bool, cores: int | None = None) -> int:
     """How many workers ``test`` runs the tests in by default: two a core
     (one a core for ``--fast``), at least two, at most eight (the browser
     tests' ports leave room for twelve, tests/browser/conftest.py)."""
-    cores = os.cpu_count() or 2
+    cores = usable_cores() if cores is None else cores
     return max(2, min(8, cores if fast else 2 * cores))
 
 
@@ -163,6 +179,7 @@ def test(args: list[str]) -> int:
     fast = "--fast" in args
     args = [arg for arg in args if arg != "--fast"]
     ensure_environment()
+    processes = default_test_workers(fast)  # the test processes, for the scratch room
     if not any(arg == "-n" or arg.startswith(("-n", "--numprocesses")) for arg in args):
         # Tests shared among workers (pytest-xdist; a module whose fixtures
         # are built once for it marks itself an xdist_group and stays on one
@@ -172,9 +189,11 @@ def test(args: list[str]) -> int:
         # workers against 334 s in three (fresh clones, 2026-12-03).  The
         # fast tier only computes: one a core.
         # MUGGINS_TEST_WORKERS=0 runs it in this process.
-        workers = os.environ.get("MUGGINS_TEST_WORKERS", str(test_workers(fast)))
+        workers = os.environ.get("MUGGINS_TEST_WORKERS", str(default_test_workers(fast)))
         if workers != "0":
             args = ["-n", workers, "--dist", "loadgroup", *args]
+        if workers.isdigit():
+            processes = max(1, int(workers))
     if fast:
         args = ["-m", "not servers", *args]
     code = ensure_system_packages(FAST_PACKAGES if fast else tuple(SYSTEM_PACKAGES))
@@ -189,7 +208,7 @@ def test(args: list[str]) -> int:
             return code
     scratch = None
     if not any(arg == "--basetemp" or arg.startswith("--basetemp=") for arg in args):
-        scratch = scratch_in_memory()
+        scratch = scratch_in_memory(processes=processes)
         if scratch is not None:
             args = [f"--basetemp={scratch}", *args]
     code = 1
@@ -205,21 +224,24 @@ def test(args: list[str]) -> int:
     return code
 
 
-#: Free memory a run of the tests may take in /dev/shm: its servers' files
-#: come to about 1.5 GB at the most.
+#: Free memory a run of the tests may take in /dev/shm, at the least ...
 SCRATCH_NEEDS = 4 * 2**30
+#: ... and for each test process (each has its own PostgreSQL and NATS):
+#: three workers' servers' files came to about 1.5 GB at the most.
+SCRATCH_NEEDS_PER_PROCESS = 2**30
 #: A scratch folder older than this was left by a failed run long done.
 SCRATCH_KEPT_FOR = 12 * 3600
 
 
-def scratch_in_memory(memory: Path = Path("/dev/shm")) -> Path | None:
+def scratch_in_memory(memory: Path = Path("/dev/shm"), processes: int = 1) -> Path | None:
     """A new folder in /dev/shm (memory) for the tests' files, where there
     is one with room: PostgreSQL's databases and the other servers' files
     there, not on disk.  Made for that: every test's database is created
     and dropped (a few hundred files each), and on this machine's ext4 a
     create and drop cost 0.3-0.5 s of CPU each in the kernel (its search
     for an inode not recently freed), against 0.035 s in memory.  None
-    where there is no such place (the tests then use pytest's own folder).
+    where there is no such place, or no room for ``processes`` test
+    processes' servers (the tests then use pytest's own folder).
     This user's folders of failed runs older than SCRATCH_KEPT_FOR are
     removed first (a run still going is younger)."""
     if not memory.is_dir():
@@ -233,7 +255,8 @@ def scratch_in_memory(memory: Path = Path("/dev/shm")) -> Path | None:
         free = shutil.disk_usage(memory).free
     except OSError:
         return None
-    if free < SCRATCH_NEEDS or not os.access(memory, os.W_OK):
+    needs = max(SCRATCH_NEEDS, processes * SCRATCH_NEEDS_PER_PROCESS)
+    if free < needs or not os.access(memory, os.W_OK):
         return None
     return Path(tempfile.mkdtemp(prefix="muggins-tests-", dir=memory))
 

@@ -157,7 +157,7 @@ def test_the_store_and_the_bus_know_no_rules() -> None:
     assert loaded == [], f"the store and the bus load {loaded}"
 
 
-def test_the_operators_commands_do_not_load_the_bus() -> None:
+def test_the_operators_commands_do_not_load_nats() -> None:
     """``muggins replay``, ``dispute`` and ``db`` need only the database:
     loading the command line loads no NATS client (nor aiohttp, which it
     brings), which once took half of such a command's start (0.27 s of 0.54)."""

@@ -1,11 +1,12 @@
-"""No test imports another test module (docs/tests.md, "Test support").
+"""No test imports another test module (docs/tests.md, "What tests share").
 
 What tests share lives in ``tests/support/`` or in a module of helpers beside
-them (``tests/rules/scenario.py``, ``tests/projections/streams.py``...).  A
+them (``tests/rules/scenario.py``, ``tests/integration/events.py``...).  A
 test module (``test_*.py``) or a ``conftest.py`` imported by another file
 runs twice under two names, and its fixtures and hooks come with it: the
 browser tests once imported their helpers from ``tests/browser/conftest.py``,
-and a service test its wait from another test module.
+a service test its wait and a bus test its events from other test modules.
+Imports are absolute (ruff's TID252), so each names the module it loads.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def test_no_file_under_tests_imports_a_test_module_or_a_conftest() -> None:
     offenders = []
     for path in sorted(TESTS.rglob("*.py")):
         for node in ast.walk(parsed(path.read_text())):
+            assert not (isinstance(node, ast.ImportFrom) and node.level), (
+                f"{path}: a relative import (the project's are absolute)")
             names = imported(node)
             if isinstance(node, ast.ImportFrom) and names:
                 names += [f"{names[0]}.{alias.name}" for alias in node.names]

@@ -39,8 +39,8 @@ from muggins.infra.settings import Settings
 if TYPE_CHECKING:
     # The bus is imported where ``infrastructure`` builds it: the tools that
     # need only the database (``muggins replay``, ``dispute``, ``db``) would
-    # otherwise import NATS's client and aiohttp at every start, about 0.14 s
-    # of the 0.5 s such a command took before doing anything.
+    # otherwise import NATS's client and aiohttp at every start: importing
+    # muggins.cli took 0.54 s before, 0.27 s after (2026-12-03).
     from nats.aio.client import Client as NatsClient
     from nats.js import JetStreamContext
 

@@ -234,8 +234,8 @@ def serve_command(**flags: Any) -> None:
 @main.command("up")
 def up_command() -> None:
     """Start the embedded PostgreSQL and NATS (those not configured) and leave them running."""
-    # Imported here: only this command and ``serve`` need NATS's client
-    # (see muggins.bootstrap).
+    # Imported here: only the commands that talk to NATS (``up``, ``serve``,
+    # ``project``) load its client (see muggins.bootstrap).
     from muggins.bus.jetstream import BusUnavailable, connect, ensure_stream, stream_config
 
     settings = _settings()

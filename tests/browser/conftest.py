@@ -46,6 +46,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if HERE in Path(str(item.path)).parents:
             item.add_marker(shared_loop, append=False)
 
+
 @pytest_asyncio.fixture(scope="session", loop_scope=SHARED_LOOP)
 async def browser() -> AsyncIterator[Browser]:
     """The worker's Chromium, for every browser test it runs."""

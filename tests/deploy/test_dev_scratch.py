@@ -1,26 +1,18 @@
 """``python3 deploy/dev.py test`` keeps the tests' servers' files in memory
 (/dev/shm) where there is room: a folder of its own for each run, removed
-after a passing one; a failed run's is kept for its logs, for half a day."""
+after a passing one; a failed run's is kept for its logs, for half a day;
+the room it asks grows with the test processes."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import time
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 
 import pytest
 
-DEV = Path(__file__).resolve().parents[2] / "deploy" / "dev.py"
-
-
-def dev() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("dev_under_test", DEV)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.support.dev_script import dev
 
 
 def test_each_run_gets_a_folder_of_its_own_and_old_ones_of_failed_runs_go(
@@ -63,3 +55,13 @@ def test_no_room_in_memory_means_pytests_own_folder(
 def shutil_usage(free: int) -> SimpleNamespace:
     """What shutil.disk_usage answers, as far as dev.py reads it."""
     return SimpleNamespace(free=free)
+
+
+def test_more_test_processes_need_more_room(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = dev()
+    free = script.SCRATCH_NEEDS + script.SCRATCH_NEEDS_PER_PROCESS
+    monkeypatch.setattr(script.shutil, "disk_usage", lambda _: shutil_usage(free=free))
+    assert script.scratch_in_memory(tmp_path, processes=4) is not None
+    assert script.scratch_in_memory(tmp_path, processes=8) is None  # 8 GiB asked, 5 free
+

@@ -39,8 +39,7 @@ from muggins.rules.events import (
 )
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
-
-from .test_eventstore import MOVE
+from tests.integration.events import MOVE
 
 
 async def all_messages(js: JetStreamContext, subject: str = "muggins.table.>") -> list[

@@ -43,12 +43,12 @@ from muggins.eventstore.records import (
 )
 from muggins.eventstore.store import EventStore, StoreUnavailable, create_pool
 from muggins.infra.sql import migration_files
-from muggins.rules.events import AnyEvent, Passed, PointsScored, TileDrawn, TilePlayed
+from muggins.rules.events import AnyEvent, Passed, TileDrawn
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import game_seed_from_text
 from muggins.rules.tiles import Tile
+from tests.integration.events import MOVE
 
-MOVE = [TilePlayed(1, 0, Tile(1, 4), 0, 10, None), PointsScored(1, 0, 0, 10, "count")]
 #: Strings canonical JSON must get right: every escape, letters beyond ASCII,
 #: beyond the BMP, and the separators JavaScript once had to escape.
 AWKWARD = "".join(chr(c) for c in range(1, 128)) + "é✓😀\u2028\u2029\ufeff中"

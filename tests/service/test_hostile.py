@@ -80,12 +80,16 @@ async def counts(service: Running) -> dict[str, int]:
 async def settled(service: Running) -> dict[str, int]:
     """The counts once the service's own work after a request is done (a seat
     taken begins a game, and the scheduler deals it a moment after the
-    answer): a refusal is then judged on what the request alone wrote."""
+    answer): a refusal is then judged on what the request alone wrote.
+    Settled is three readings alike, 0.1 s apart: a deal that lands later
+    than one reading would otherwise be blamed on the next request."""
     last = await counts(service)
+    alike = 1
     for _ in range(50):
         await asyncio.sleep(0.1)
         now = await counts(service)
-        if now == last:
+        alike = alike + 1 if now == last else 1
+        if alike == 3:
             return now
         last = now
     raise AssertionError(f"the service kept writing after a request: {last}")

@@ -57,7 +57,8 @@ async def sse(
                         return
                 fields = {}
 
-    await asyncio.wait_for(read(), timeout)
+    async with asyncio.timeout(timeout):
+        await read()
     return received
 
 

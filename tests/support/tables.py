@@ -73,13 +73,12 @@ async def watch(service: Running, table_id: str, since: int | None = None) -> Se
     return spectator
 
 
-async def game_finished(service: Running, table_id: str, within: float = 90) -> int:
-    """Wait for the table's game 1 to end; the number of its events."""
+async def game_finished(service: Running, table_id: str, within: float = 90) -> None:
+    """Wait for the table's game 1 to end."""
 
-    async def events_if_ended() -> int:
+    async def ended() -> bool:
         recorded = await service.infra.store.read_stream(game_stream(table_id, 1))
-        ended = bool(recorded) and isinstance(game_event(recorded[-1]), GameEnded)
-        return len(recorded) if ended else 0
+        return bool(recorded) and isinstance(game_event(recorded[-1]), GameEnded)
 
-    return await eventually(events_if_ended, within=within, every=0.2,
-                            what=f"the end of table {table_id}'s game 1")
+    await eventually(ended, within=within, every=0.2,
+                     what=f"the end of table {table_id}'s game 1")

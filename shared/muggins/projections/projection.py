@@ -1,10 +1,10 @@
-"""What a projector builds and where it keeps it: the ``Projection`` every
-read model implements, the connection it writes through, the read models'
-queries and the projectors' gauges.
+"""The projections' common ground: the ``Projection`` protocol, its connection, queries and gauges.
 
-Apart from muggins.projections.runner, which follows the store and the bus's
-bell: what reads the read models (the lobby's HTTP handlers, the operator's
-commands, the metrics) need not import NATS's client with it.
+Every read model implements ``Projection`` and writes through the runner's
+connection.  This lives apart from muggins.projections.runner, which follows
+the store and the bus's bell, so that what reads the read models (the
+lobby's HTTP handlers, the operator's commands, the metrics) does not
+import NATS's client with them.
 """
 
 from __future__ import annotations
