@@ -35,6 +35,7 @@ def test_a_payer_gets_its_burst_then_its_rate() -> None:
         admission.admit("hint", seat)
     assert refused.value.code == "hint-rate-limited" and refused.value.status == 429
     assert refused.value.payer == "seat" and refused.value.retry_after == pytest.approx(10.0)
+    assert refused.value.seconds == 10 and "try again in 10 s" in str(refused.value)
     clock.now += 10.0  # six a minute: one more after ten seconds
     admission.admit("hint", seat)
     with pytest.raises(Throttled):

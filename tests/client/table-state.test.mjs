@@ -251,7 +251,9 @@ test("a hint for another version is stale, and an error is told (but not a stale
   assert.equal(reduce(state, { type: "hint", game: 1, version: 4, tile: [6, 4], end: null, scores_now: 10, expected_points: 3 }), state);
   assert.equal(reduce(state, { type: "hint", game: 1, version: 5, tile: [6, 4], end: null, scores_now: 10, expected_points: 3 }).hint.scores_now, 10);
   assert.deepEqual(reduce(state, { type: "error", code: "stale-view", message: "m" }).notices, []);
-  assert.deepEqual(reduce(state, { type: "error", code: "not-your-turn", message: "m" }).notices, [{ kind: "error", code: "not-your-turn", message: "m" }]);
+  assert.deepEqual(reduce(state, { type: "error", code: "not-your-turn", message: "m" }).notices, [{ kind: "error", code: "not-your-turn", message: "m", retryAfter: null }]);
+  // A spent budget's wait comes with it, for the toast to say.
+  assert.deepEqual(reduce(state, { type: "error", code: "hint-rate-limited", message: "m", retry_after: 7 }).notices, [{ kind: "error", code: "hint-rate-limited", message: "m", retryAfter: 7 }]);
 });
 
 test("a hand's result folds into a strip when the reader's turn comes in the next hand, and opens again with a tap", () => {

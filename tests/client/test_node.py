@@ -1,7 +1,8 @@
 """The web client's pure modules under node's own test runner: ``node --test
 tests/client/`` (the board's geometry, layout.js, over many random hands:
 tests/client/layout*.test.mjs; the table page's reducer, table-state.js:
-tests/client/table-state.test.mjs), with boards the rules engine itself played
+tests/client/table-state.test.mjs; the page's words, i18n.js:
+tests/client/i18n.test.mjs), with boards the rules engine itself played
 for every preset passed along (MUGGINS_ENGINE_BOARDS), so the layout is
 checked on the boards the page really receives.  The files run in three
 groups, one pytest test each, so that workers run the long sweeps side by
@@ -84,7 +85,7 @@ def engine_boards(hands: int = 1) -> list[dict[str, Any]]:
 GROUPS = (
     ("layout-double-nine.test.mjs",),
     ("layout-double-six.test.mjs",),
-    ("layout.test.mjs", "table-state.test.mjs"),
+    ("layout.test.mjs", "table-state.test.mjs", "i18n.test.mjs"),
 )
 
 

@@ -84,6 +84,9 @@ async def test_a_seat_out_of_hint_budget_is_refused_and_nothing_is_thought(
     answer = await ana.until(lambda m: m["type"] in ("hint", "error"), timeout=30)
     assert answer["type"] == "error" and answer["code"] == "hint-rate-limited", answer
     assert "this seat" in answer["message"]
+    # The wait, for the page to say in its language: the same as the words'.
+    assert 1 <= answer["retry_after"] <= 60
+    assert f"try again in {answer['retry_after']} s" in answer["message"]
     assert await service.infra.pool.fetchval(
         "SELECT count(*) FROM hints WHERE table_id = $1", table_id) == 0
     await ana.close()
@@ -100,6 +103,7 @@ async def test_an_analysis_past_the_address_budget_is_a_429_that_writes_nothing(
     assert answer.status_code == 429, answer.text
     assert answer.json()["code"] == "analysis-rate-limited"
     assert 1 <= int(answer.headers["retry-after"]) <= 60
+    assert answer.json()["retry_after"] == int(answer.headers["retry-after"])
     assert await service.infra.pool.fetchval("SELECT count(*) FROM hand_analyses") == 0
     # Bad ids are refused before any budget or query, the same way everywhere.
     for bad in ("/tables/no!/games/1/hands/1/analysis", "/tables/no!/view",
@@ -185,6 +189,7 @@ async def test_spectators_may_not_take_a_players_name_and_are_held_tighter(
         seen.append(await watcher.receive(10))
     assert [m["text"] for m in seen if m["type"] == "chat"] == ["line 0", "line 1"]
     assert [m["code"] for m in seen if m["type"] == "error"] == ["chat-rate-limited"]
+    assert [m["retry_after"] >= 1 for m in seen if m["type"] == "error"] == [True]
     stored = await service.infra.store.read_stream(chat_stream(table_id))
     assert [line.stream_version for line in stored] == [1, 2]
     await watcher.close()

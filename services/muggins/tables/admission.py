@@ -116,7 +116,8 @@ class Throttled(Refusal):
         whose = {"seat": "this seat", "identity": "you", "address": "your address",
                  "table": "this table's spectators", "socket": "you",
                  "site": "everyone together"}[payer]
-        wait = max(1, round(retry_after))
+        self.retry_after = retry_after
+        wait = self.seconds
         super().__init__(f"talking too fast ({whose}): try again in {wait} s"
                          if work.startswith("chat")
                          else f"too many {noun} from {whose}: try again in {wait} s")
@@ -126,9 +127,14 @@ class Throttled(Refusal):
                      else "evidence-rate-limited" if work.startswith("evidence")
                      else f"{work}-rate-limited")
         self.payer = payer
-        self.retry_after = retry_after
         # The table's spectators together ran out: not this socket's doing alone.
         self.strikes = payer != "table"
+
+    @property
+    def seconds(self) -> int:
+        """The wait as clients are told it (whole seconds, at least one): the
+        message's words, an HTTP Retry-After, a socket error's retry_after."""
+        return max(1, round(self.retry_after))
 
 
 class Budget:

@@ -140,10 +140,13 @@ def create_app(
                          "code": "bad-request"}, status_code=HTTP_400_BAD_REQUEST)
 
     def refused(request: Request, error: HTTPException) -> Response[dict[str, object]]:  # type: ignore[type-arg]
-        """Every refusal as {status_code, detail, code}: the code stable for clients."""
+        """Every refusal as {status_code, detail, code}: the code stable for
+        clients; a spent budget's also with retry_after (seconds)."""
         body: dict[str, object] = {"status_code": error.status_code, "detail": error.detail}
         extra = error.extra if isinstance(error.extra, dict) else {}
         body["code"] = extra.get("code") or _code_for(error.status_code)
+        if "retry_after" in extra:
+            body["retry_after"] = extra["retry_after"]
         if isinstance(error.extra, list):  # what a validation error found, field by field
             body["extra"] = error.extra
         return Response(body, status_code=error.status_code, headers=error.headers)

@@ -23,7 +23,7 @@ from muggins.tables.admission import Payer, Throttled
 from muggins.tables.client_address import client_address
 from muggins.tables.disputes import dispute_of, every_dispute, table_disputes
 from muggins.tables.errors import BadRequest, NotAnOperator, Refusal
-from muggins.tables.http import REFUSED_WAIT, refused, runtime_of, strictly
+from muggins.tables.http import refused, runtime_of, strictly, throttled
 from muggins.tables.operator_view import DisputeFile, dispute_file
 from muggins.tables.protocol import (
     DisputeView,
@@ -87,14 +87,6 @@ async def list_table_disputes(request: Request,  # type: ignore[type-arg]
     except Refusal as error:
         raise refused(error) from None
     return await table_disputes(runtime.infra.store, checked)
-
-
-async def throttled(error: Throttled) -> HTTPException:
-    """A spent budget as a 429 with Retry-After, after a short wait (a client
-    asking again at once, without end, asks a few times a second, not hundreds)."""
-    await asyncio.sleep(min(error.retry_after, REFUSED_WAIT))
-    return HTTPException(status_code=429, detail=str(error), extra={"code": error.code},
-                         headers={"Retry-After": str(max(1, round(error.retry_after)))})
 
 
 @post("/tables/{table_id:str}/disputes", status_code=201,

@@ -99,9 +99,25 @@ async def read_snapshot(pool: asyncpg.Pool) -> AsyncIterator[PoolConnectionProxy
 
 
 def refused(error: Refusal | IllegalMove) -> HTTPException:
-    """A refusal as an HTTP answer: its status, its reason and its stable code."""
+    """A refusal as an HTTP answer: its status, its reason and its stable
+    code; a spent budget's with its wait, as ``Retry-After`` and as the
+    answer's ``retry_after`` (seconds), for a page to say in its language."""
     status = error.status if isinstance(error, Refusal) else 409
-    return HTTPException(status_code=status, detail=str(error), extra={"code": error.code})
+    extra: dict[str, object] = {"code": error.code}
+    headers = None
+    if isinstance(error, Throttled):
+        extra["retry_after"] = error.seconds
+        headers = {"Retry-After": str(error.seconds)}
+    return HTTPException(status_code=status, detail=str(error), extra=extra, headers=headers)
+
+
+async def throttled(error: Throttled) -> HTTPException:
+    """A spent budget as a 429 with Retry-After, after a short wait: a client
+    that asks again at once, without end, asks a few times a second per
+    connection, not hundreds (a sleeping request costs this side next to
+    nothing)."""
+    await asyncio.sleep(min(error.retry_after, REFUSED_WAIT))
+    return refused(error)
 
 
 async def table_info(runtime: Runtime, table_id: str, language: Language = "en") -> TableInfo:
@@ -371,14 +387,7 @@ async def hand_analysis(
     try:
         answer = await runtime_of(request).analyses.analysis(request, table_id, game, hand)
     except Throttled as error:
-        # The refused wait before they hear it: a client that asks again at
-        # once, without end, asks a few times a second per connection, not
-        # hundreds (a sleeping request costs this side next to nothing).
-        await asyncio.sleep(min(error.retry_after, REFUSED_WAIT))
-        raise HTTPException(status_code=429, detail=str(error),
-                            extra={"code": error.code},
-                            headers={"Retry-After": str(max(1, round(error.retry_after)))}
-                            ) from None
+        raise await throttled(error) from None
     except Refusal as error:
         raise refused(error) from None
     return Response(answer, media_type="application/json")

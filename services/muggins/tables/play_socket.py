@@ -316,7 +316,7 @@ class SeatHandler:
         try:
             hint = await self.runtime.hints.hint(self.following, self.seat, payers)
         except (IllegalMove, Refusal) as refused:
-            await session.fail(refused.code, str(refused))
+            await session.refuse(refused)
             return
         except Exception as error:  # the expert failed: say so, the table goes on
             log.error("a hint could not be thought out", error=repr(error), exc_info=error)

@@ -289,9 +289,15 @@ class Pong(msgspec.Struct, frozen=True, tag="pong"):
 
 
 class ErrorMessage(msgspec.Struct, frozen=True, tag="error"):
+    """What was refused: a stable ``code`` and the server's words (English)."""
+
     code: str
     message: str
     version: int | None = None
+    #: For a spent budget (too many hints, messages, connections...): the
+    #: seconds until asking again may succeed, for the page to say in its
+    #: own language.
+    retry_after: int | None = None
 
 
 class GameStartedMessage(msgspec.Struct, frozen=True, tag="game"):

@@ -158,26 +158,31 @@ class SocketSession:
         async with self.send_lock:
             await self.socket.send_data(encode(message).decode())
 
-    async def fail(self, code: str, message: str, close: int | None = None) -> None:
+    async def fail(self, code: str, message: str, close: int | None = None,
+                   retry_after: int | None = None) -> None:
         """Tell the client what was refused (and close, with ``close``)."""
         with contextlib.suppress(Exception):
-            await self.send(ErrorMessage(code, message, self.handler.version()))
+            await self.send(ErrorMessage(code, message, self.handler.version(), retry_after))
         if close is not None:
             await self.close(close, message)
+
+    async def refuse(self, error: Refusal | IllegalMove, close: int | None = None) -> None:
+        """``fail`` with a refusal's code and words, and a spent budget's wait."""
+        await self.fail(error.code, str(error), close, _wait(error))
 
     async def close(self, code: int, reason: str) -> None:
         self.closed = True
         with contextlib.suppress(Exception):
             await self.socket.close(code, reason[:120])
 
-    async def strike(self, code: str, message: str) -> None:
+    async def strike(self, code: str, message: str, retry_after: int | None = None) -> None:
         """Tell the client what was refused; past the limit, close the socket
         and send its address away for a while."""
         if self.strikes.add():
             self.runtime.sockets.send_away(self.address)
             await self.fail(code, "too many refused messages: goodbye", POLICY_VIOLATION)
             raise WebSocketDisconnect(detail="closed for too many refused messages")
-        await self.send(ErrorMessage(code, message, self.handler.version()))
+        await self.send(ErrorMessage(code, message, self.handler.version(), retry_after))
 
     # ------------------------------------------------------------ life
 
@@ -187,7 +192,7 @@ class SocketSession:
         try:
             self.runtime.admission.admit("socket", [self.address_payer])
         except Throttled as refused:
-            await self.fail(refused.code, str(refused), TRY_AGAIN_LATER)
+            await self.refuse(refused, TRY_AGAIN_LATER)
             return
         lease = self.runtime.sockets.lease(self.address, self.handler.kind)
         if lease is None:
@@ -298,10 +303,10 @@ class SocketSession:
                 await self.send(ErrorMessage(error.code, str(error), self.handler.version()))
             except Refusal as error:
                 if error.strikes:
-                    await self.strike(error.code, str(error))
+                    await self.strike(error.code, str(error), _wait(error))
                 else:  # the table's limit, not this client's doing
                     await self.send(ErrorMessage(error.code, str(error),
-                                                 self.handler.version()))
+                                                 self.handler.version(), _wait(error)))
             except Exception as error:
                 if not outage(error):
                     raise
@@ -337,3 +342,8 @@ async def serve_socket(socket: WebSocket, runtime: Runtime,  # type: ignore[type
     with log_context(table=table if isinstance(table, str) and is_table_id(table) else None,
                      reader=handler.kind):
         await SocketSession(socket, runtime, handler).run()
+
+
+def _wait(error: Refusal | IllegalMove) -> int | None:
+    """The seconds a client is told to wait: a spent budget's, else none."""
+    return error.seconds if isinstance(error, Throttled) else None

@@ -416,8 +416,10 @@ const WORDS = {
     "refusal.hints-off": "This table gives no hints.",
     "refusal.hint-unavailable": "No hint can be given just now.",
     "refusal.hint-rate-limited": "Too many hints asked: try again in a moment.",
+    "refusal.hint-rate-limited.wait": "Too many hints asked: try again in {seconds} s.",
     "refusal.chat-off": "The chat is off at this table.",
     "refusal.chat-rate-limited": "Too many messages too fast: wait a moment.",
+    "refusal.chat-rate-limited.wait": "Too many messages too fast: wait {seconds} s.",
     "refusal.chat-full": "The table's chat is full.",
     "refusal.chat-name-taken": "That name is a player's at this table: choose another.",
     "refusal.chat-empty": "Say something: words or one quick phrase.",
@@ -426,6 +428,7 @@ const WORDS = {
     "refusal.rate-limited": "Too many messages: slow down.",
     "refusal.spectator": "Spectators watch: only the players can do that.",
     "refusal.too-many-sockets": "Too many connections from your address.",
+    "refusal.too-many-sockets.wait": "Too many connections from your address: try again in {seconds} s.",
     "refusal.busy": "The table is busy: try again.",
     "refusal.bot-holds-seat": "The bot plays your seat to the end of this hand; you are back from the next.",
     "refusal.unavailable": "The table cannot be reached just now: try again.",
@@ -846,8 +849,10 @@ const WORDS = {
     "refusal.hints-off": "Esta mesa no da pistas.",
     "refusal.hint-unavailable": "Ahora no se puede dar una pista.",
     "refusal.hint-rate-limited": "Demasiadas pistas pedidas: inténtalo de nuevo en un momento.",
+    "refusal.hint-rate-limited.wait": "Demasiadas pistas pedidas: inténtalo de nuevo en {seconds} s.",
     "refusal.chat-off": "El chat está desactivado en esta mesa.",
     "refusal.chat-rate-limited": "Demasiados mensajes seguidos: espera un momento.",
+    "refusal.chat-rate-limited.wait": "Demasiados mensajes seguidos: espera {seconds} s.",
     "refusal.chat-full": "El chat de la mesa está lleno.",
     "refusal.chat-name-taken": "Ese nombre es de un jugador de esta mesa: elige otro.",
     "refusal.chat-empty": "Di algo: unas palabras o una frase rápida.",
@@ -856,6 +861,7 @@ const WORDS = {
     "refusal.rate-limited": "Demasiados mensajes: ve más despacio.",
     "refusal.spectator": "Los espectadores miran: solo los jugadores pueden hacer eso.",
     "refusal.too-many-sockets": "Demasiadas conexiones desde tu dirección.",
+    "refusal.too-many-sockets.wait": "Demasiadas conexiones desde tu dirección: inténtalo de nuevo en {seconds} s.",
     "refusal.busy": "La mesa está ocupada: inténtalo de nuevo.",
     "refusal.bot-holds-seat": "El bot juega tu asiento hasta el final de esta mano; vuelves en la siguiente.",
     "refusal.unavailable": "Ahora no se puede llegar a la mesa: inténtalo de nuevo.",
@@ -891,13 +897,18 @@ export function t(key, values = {}) {
 
 /**
  * What the table refused, in the page's language: its words for the
- * refusal's stable code, else the server's own message (English).
+ * refusal's stable code, else the server's own message (English).  A spent
+ * budget's refusal says how long to wait where the server told it
+ * (``retryAfter`` seconds) and the words have a ``.wait`` form.
  * @param {string} code
  * @param {string} message
+ * @param {number | null} [retryAfter]
  */
-export function refusal(code, message) {
+export function refusal(code, message, retryAfter = null) {
+  const known = (/** @type {string} */ key) => key in WORDS[language()] || key in WORDS.en;
   const key = `refusal.${code}`;
-  return key in WORDS[language()] || key in WORDS.en ? t(key) : message;
+  if (retryAfter != null && known(`${key}.wait`)) return t(`${key}.wait`, { seconds: retryAfter });
+  return known(key) ? t(key) : message;
 }
 
 // Fill every [data-t] element's text from its key, set <html lang>, and build

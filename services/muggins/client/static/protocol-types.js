@@ -45,11 +45,13 @@
  */
 
 /**
+ * What was refused: a stable ``code`` and the server's words (English).
  * @typedef {Object} ErrorMessage
  * @property {"error"} type
  * @property {string} code
  * @property {string} message
  * @property {number | null} [version]
+ * @property {number | null} [retry_after]
  */
 
 /**

@@ -75,7 +75,7 @@ export function tell(state) {
         playSound("score");
         break;
       case "error":
-        toast(refusal(notice.code, notice.message), 4000);
+        toast(refusal(notice.code, notice.message, notice.retryAfter), 4000);
         break;
       case "drawn-tiles":
         slideIn(notice.tiles);

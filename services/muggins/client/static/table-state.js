@@ -65,7 +65,7 @@
  *   | {kind: "turn"}
  *   | {kind: "hand-over"}
  *   | {kind: "game-over"}
- *   | {kind: "error", code: string, message: string}
+ *   | {kind: "error", code: string, message: string, retryAfter: number | null}
  *   | {kind: "drawn-tiles", tiles: Tile[]}} Notice
  */
 
@@ -302,7 +302,8 @@ export function reduce(state, message, now = 0) {
       next.disputes = state.disputes + 1;
       return next;
     case "error":
-      if (message.code !== "stale-view") next.notices = [{ kind: "error", code: message.code, message: message.message }];
+      if (message.code !== "stale-view") next.notices = [{ kind: "error", code: message.code, message: message.message,
+        retryAfter: message.retry_after ?? null }];
       return next;
     case "pong":
       return state;
