@@ -15,7 +15,7 @@ globalThis.localStorage = {
 globalThis.location = { search: "" };
 globalThis.navigator = { languages: ["en-GB"], language: "en-GB" };
 
-const { refusal } = await import("../../services/muggins/client/static/i18n.js");
+const { refusal, refusalOf } = await import("../../services/muggins/client/static/i18n.js");
 
 function inLanguage(lang) {
   globalThis.location = { search: `?lang=${lang}` };
@@ -35,4 +35,13 @@ test("without a wait, or without words for one, the refusal's own words; unknown
   assert.equal(refusal("hint-rate-limited", "server words"), "Demasiadas pistas pedidas: inténtalo de nuevo en un momento.");
   assert.equal(refusal("not-your-turn", "server words", 5), refusal("not-your-turn", "server words"));
   assert.equal(refusal("something-new", "server words", 5), "server words");
+});
+
+test("an HTTP refusal (api()'s error) reads in the page's language, with its wait", () => {
+  inLanguage("es");
+  assert.equal(refusalOf({ code: "analysis-rate-limited", message: "too many analyses from your address: try again in 9 s", retryAfter: 9 }),
+    "Demasiados análisis pedidos desde tu dirección: inténtalo de nuevo en 9 s.");
+  assert.equal(refusalOf({ code: "seat-taken", message: "seat 1 is taken" }), "Ese asiento está ocupado: elige otro.");
+  assert.equal(refusalOf({ code: "bad-request", message: "Expected `int`, got `str` - at `$.seats`" }), "Expected `int`, got `str` - at `$.seats`");
+  assert.equal(refusalOf({ code: null, message: "502 Bad Gateway" }), "502 Bad Gateway");
 });

@@ -17,7 +17,8 @@ export function el(name, attributes = {}, ...children) {
   return element;
 }
 
-// Fetch JSON; a non-2xx answer throws an Error carrying the server's detail.
+// Fetch JSON; a non-2xx answer throws an Error carrying the server's detail,
+// its stable code and a spent budget's wait (i18n.js refusalOf says it).
 export async function api(path, options = {}) {
   const response = await fetch(path, {
     ...options,
@@ -28,6 +29,8 @@ export async function api(path, options = {}) {
     const error = new Error((body && (body.detail || body.message)) || `${response.status} ${response.statusText}`);
     error.status = response.status;
     error.code = body && body.code;
+    // A spent budget's wait (seconds), for the page to say in its language.
+    error.retryAfter = (body && body.retry_after) ?? null;
     throw error;
   }
   return body;

@@ -5,7 +5,7 @@
 // one hand or all.  A seated player may dispute a finished hand with a short
 // reason; the table's disputes and their resolutions are shown to everyone.
 import { api, el } from "./common.js";
-import { t } from "./i18n.js";
+import { refusalOf, t } from "./i18n.js";
 
 const REASON_MAX = 500;
 const receiptsKey = (tableId) => `muggins.receipts.${tableId}`;
@@ -111,7 +111,7 @@ export function openDisputeDialog(tableId, token, game, hand, onSent) {
       });
     } catch (problem) {
       const words = REFUSALS[problem.code];
-      error.textContent = words ? t(words) : problem.message;
+      error.textContent = words ? t(words) : refusalOf(problem);
       error.hidden = false;
       return;
     }

@@ -434,6 +434,18 @@ const WORDS = {
     "refusal.unavailable": "The table cannot be reached just now: try again.",
     "refusal.bad-message": "The table did not understand a message from this page.",
     "refusal.already-disputed": "You have disputed this hand already.",
+    "refusal.seat-taken": "That seat is taken: choose another.",
+    "refusal.no-such-table": "There is no such table (it may have closed long ago).",
+    "refusal.no-such-game": "This table has no such game.",
+    "refusal.no-such-hand": "This game has no such hand yet.",
+    "refusal.game-not-over": "The game is not over yet.",
+    "refusal.analysis-rate-limited": "Too many analyses asked from your address: try again later.",
+    "refusal.analysis-rate-limited.wait": "Too many analyses asked from your address: try again in {seconds} s.",
+    "refusal.analysis-unavailable": "No analysis can be made just now: try again in a minute.",
+    "refusal.evidence-rate-limited": "Too many evidence files asked for: try again later.",
+    "refusal.evidence-rate-limited.wait": "Too many evidence files asked for: try again in {seconds} s.",
+    "refusal.dispute-rate-limited": "Too many disputes sent: try again later.",
+    "refusal.dispute-rate-limited.wait": "Too many disputes sent: try again in {seconds} s.",
   },
   es: {
     "app.title": "muggins",
@@ -867,6 +879,18 @@ const WORDS = {
     "refusal.unavailable": "Ahora no se puede llegar a la mesa: inténtalo de nuevo.",
     "refusal.bad-message": "La mesa no entendió un mensaje de esta página.",
     "refusal.already-disputed": "Ya has reclamado esta mano.",
+    "refusal.seat-taken": "Ese asiento está ocupado: elige otro.",
+    "refusal.no-such-table": "No existe esa mesa (quizá se cerró hace tiempo).",
+    "refusal.no-such-game": "Esta mesa no tiene esa partida.",
+    "refusal.no-such-hand": "Esta partida aún no tiene esa mano.",
+    "refusal.game-not-over": "La partida aún no ha terminado.",
+    "refusal.analysis-rate-limited": "Demasiados análisis pedidos desde tu dirección: inténtalo más tarde.",
+    "refusal.analysis-rate-limited.wait": "Demasiados análisis pedidos desde tu dirección: inténtalo de nuevo en {seconds} s.",
+    "refusal.analysis-unavailable": "Ahora no se puede hacer ningún análisis: inténtalo dentro de un minuto.",
+    "refusal.evidence-rate-limited": "Demasiadas pruebas pedidas: inténtalo más tarde.",
+    "refusal.evidence-rate-limited.wait": "Demasiadas pruebas pedidas: inténtalo de nuevo en {seconds} s.",
+    "refusal.dispute-rate-limited": "Demasiadas reclamaciones enviadas: inténtalo más tarde.",
+    "refusal.dispute-rate-limited.wait": "Demasiadas reclamaciones enviadas: inténtalo de nuevo en {seconds} s.",
   },
 };
 
@@ -909,6 +933,15 @@ export function refusal(code, message, retryAfter = null) {
   const key = `refusal.${code}`;
   if (retryAfter != null && known(`${key}.wait`)) return t(`${key}.wait`, { seconds: retryAfter });
   return known(key) ? t(key) : message;
+}
+
+/**
+ * What an HTTP request was refused for (``api``'s error), in the page's
+ * language: ``refusal`` of its code, its server's words and its wait.
+ * @param {{code?: string | null, message: string, retryAfter?: number | null}} problem
+ */
+export function refusalOf(problem) {
+  return problem.code ? refusal(problem.code, problem.message, problem.retryAfter ?? null) : problem.message;
 }
 
 // Fill every [data-t] element's text from its key, set <html lang>, and build

@@ -2,7 +2,7 @@
 // whom to play with; every table's knobs under "More options"; open tables
 // (free seats first) and games being played; the leaderboard.
 import { api, el, guestName, nameToSitWith, personName, playerIdentity, rememberIdentity, rememberName, savedName, takeSeat } from "./common.js";
-import { language, t, translatePage } from "./i18n.js";
+import { language, refusalOf, t, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -123,7 +123,7 @@ async function createTable(event) {
     $("created").hidden = false;
     refreshTables();
   } catch (problem) {
-    error.textContent = problem.message;
+    error.textContent = refusalOf(problem);
     error.hidden = false;
   }
 }
@@ -256,7 +256,7 @@ async function playAt(body, button) {
     await takeSeat(table.table_id, 0, nameForPlayNow());
     location.assign(`/play/${encodeURIComponent(table.table_id)}`);
   } catch (problem) {
-    error.textContent = problem.message;
+    error.textContent = refusalOf(problem);
     error.hidden = false;
     buttons.forEach((b) => { b.disabled = b.dataset.wasDisabled === "1"; });
     if (button) button.focus();
@@ -355,7 +355,7 @@ async function rotateSecret() {
       localStorage.removeItem("muggins.player");
       showIdentityStatus(t("lobby.signedOut"), true);
     } else {
-      showIdentityStatus(problem.status === 429 ? t("lobby.rotateLater") : problem.message, true);
+      showIdentityStatus(problem.status === 429 ? t("lobby.rotateLater") : refusalOf(problem), true);
     }
   } finally {
     button.disabled = false;

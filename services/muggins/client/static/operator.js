@@ -5,7 +5,7 @@
 // /operator lists, /operator/{table}/{number} opens one.  The operator token
 // (the setting operator_token) is kept for this tab only (sessionStorage).
 import { api, el } from "./common.js";
-import { t, translatePage } from "./i18n.js";
+import { refusalOf, t, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const TOKEN_KEY = "muggins.operator";
@@ -78,7 +78,7 @@ async function showAnalysis(file) {
     const lost = analysis.decisions.reduce((sum, d) => sum + d.given_up, 0);
     $("analysis-summary").textContent = t("analysis.summary", { n: analysis.decisions.length, costly: costly.length, points: lost.toFixed(1) });
   } catch (problem) {
-    $("analysis-summary").textContent = problem.message;
+    $("analysis-summary").textContent = refusalOf(problem);
   }
 }
 

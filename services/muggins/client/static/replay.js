@@ -3,7 +3,7 @@
 import { drawBoard, tileSvg } from "./board.js";
 import { api, el } from "./common.js";
 import { openDisputeDialog, receiptButton } from "./evidence.js";
-import { describeEvent, endPhrase, language, t, tileText, translatePage } from "./i18n.js";
+import { describeEvent, endPhrase, language, refusalOf, t, tileText, translatePage } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const [, , rawTable, rawHand] = location.pathname.split("/");
@@ -85,7 +85,7 @@ async function runAnalysis() {
   try {
     analysis = await api(`/tables/${encodeURIComponent(tableId)}/games/${game}/hands/${hand}/analysis`);
   } catch (problem) {
-    $("analysis-summary").textContent = problem.message;
+    $("analysis-summary").textContent = refusalOf(problem);
     $("analyse").disabled = false;
     return;
   }
@@ -122,7 +122,7 @@ async function start() {
   try {
     replay = await api(`/tables/${encodeURIComponent(tableId)}/games/${game}/hands/${hand}/replay`);
   } catch (problem) {
-    $("fatal").textContent = t("replay.missing", { reason: problem.message });
+    $("fatal").textContent = t("replay.missing", { reason: refusalOf(problem) });
     $("fatal").hidden = false;
     return;
   }
