@@ -33,6 +33,7 @@ outcome names the payer that ran out: a flood shows as its own line.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Iterable
@@ -133,8 +134,10 @@ class Throttled(Refusal):
     @property
     def seconds(self) -> int:
         """The wait as clients are told it (whole seconds, at least one): the
-        message's words, an HTTP Retry-After, a socket error's retry_after."""
-        return max(1, round(self.retry_after))
+        message's words, an HTTP Retry-After, a socket error's retry_after.
+        Rounded up, so a client that waits that long is not refused again
+        (to the millisecond first: float noise adds no second)."""
+        return max(1, math.ceil(round(self.retry_after, 3)))
 
 
 class Budget:

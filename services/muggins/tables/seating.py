@@ -57,6 +57,7 @@ from muggins.tables.errors import (
     BadToken,
     SeatHeldByBot,
     SeatUnavailable,
+    TableBusy,
     TableClosedRefusal,
     TableNotFound,
 )
@@ -272,7 +273,7 @@ class Seating:
 
     async def take_seat(self, table_id: str, seat: int, request: TakeSeat
                         ) -> tuple[SeatGranted, Table]:
-        """The seat for the person asking (SeatUnavailable, BadRequest, BadToken
+        """The seat for the person asking (SeatUnavailable, TableBusy, BadRequest, BadToken
         if not), and the table after it."""
         try:
             name = clean_name(request.name)
@@ -295,7 +296,7 @@ class Seating:
                               token_hash(player_secret) if player_secret is not None else None)
         try:
             table = await self._seat(table, seat, player_id, name)
-        except (SeatUnavailable, TableClosedRefusal):
+        except (SeatUnavailable, TableBusy, TableClosedRefusal):
             await self.keys.withdraw(table_id, hashed,
                                      player_id if player_secret is not None else None)
             raise
@@ -328,7 +329,7 @@ class Seating:
                 )
             except ConcurrencyError:
                 table = await self.table(table.state.table_id, fresh=True)
-        raise SeatUnavailable("the table is busy: try again")
+        raise TableBusy("the table is busy: try again")
 
     async def _identity(self, request: TakeSeat) -> tuple[str, str | None]:
         """The player's id: theirs if they proved it, else a new one (and its secret)."""

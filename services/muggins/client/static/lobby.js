@@ -49,6 +49,12 @@ function showRules() {
 
 // The computer's levels, weakest first: the ladder the API names
 // (muggins.bots.levels), each said in a line of plain words (i18n.js).
+// Why a table was not made: past the address's tables a minute (the
+// service's rate limit, a 429 without a code of its own), or a refusal.
+function createRefusal(problem) {
+  return problem.status === 429 ? t("lobby.createLater") : refusalOf(problem);
+}
+
 const LEVELS = ["easy", "medium", "hard", "expert"];
 // Against the computer in one click: the strongest level, as before the
 // ladder (a newcomer plays what the game is at its best; an easier level is
@@ -123,7 +129,7 @@ async function createTable(event) {
     $("created").hidden = false;
     refreshTables();
   } catch (problem) {
-    error.textContent = refusalOf(problem);
+    error.textContent = createRefusal(problem);
     error.hidden = false;
   }
 }
@@ -256,7 +262,7 @@ async function playAt(body, button) {
     await takeSeat(table.table_id, 0, nameForPlayNow());
     location.assign(`/play/${encodeURIComponent(table.table_id)}`);
   } catch (problem) {
-    error.textContent = refusalOf(problem);
+    error.textContent = createRefusal(problem);
     error.hidden = false;
     buttons.forEach((b) => { b.disabled = b.dataset.wasDisabled === "1"; });
     if (button) button.focus();

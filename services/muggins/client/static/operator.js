@@ -134,7 +134,7 @@ function showResolve(file) {
         body: JSON.stringify({ verdict: form.verdict.value, note: $("resolve-note").value, by: $("resolve-by").value }),
       });
     } catch (problem) {
-      error.textContent = problem.message;
+      error.textContent = refusalOf(problem);
       error.hidden = false;
       return;
     }
@@ -168,7 +168,7 @@ async function show() {
       $("sign-in").hidden = false;
       return;
     }
-    $("fatal").textContent = problem.message;
+    $("fatal").textContent = refusalOf(problem);
     $("fatal").hidden = false;
   }
 }

@@ -14,7 +14,7 @@
 // neighbours), and what the message brought is told once (table-effects.js).
 import { fairnessCard, keepReceipts } from "./evidence.js";
 import { api, el, markTouch, nameToSitWith, seatKey as seatKeyOf, takeSeat } from "./common.js";
-import { language, t, tileText, translatePage } from "./i18n.js";
+import { language, refusalOf, t, tileText, translatePage } from "./i18n.js";
 import { playSound, soundSwitch } from "./sounds.js";
 import { createConnection } from "./table-connection.js";
 import { openRules, openSheet, rulesList } from "./table-dialogs.js";
@@ -179,7 +179,7 @@ async function sit(event) {
     showTitle(); // the first to sit names the table
     connection.connect();
   } catch (problem) {
-    error.textContent = /** @type {Error} */ (problem).message;
+    error.textContent = refusalOf(/** @type {Error & {code?: string, retryAfter?: number}} */ (problem));
     error.hidden = false;
     dispatch({ type: "info", info: await api(infoPath()) });
     showSit();
