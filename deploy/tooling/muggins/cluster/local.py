@@ -50,6 +50,10 @@ from muggins.infra.settings import SettingsError, load_settings
 #: Ports a cluster keeps (chosen at its first ``up``): below Linux's default
 #: range for outgoing connections (32768-60999).
 KEPT_PORTS = (20000, 32000)
+#: Starts of HAProxy on ports of the planner's choice before ``up`` gives up:
+#: a port free when planned can be taken by another process before HAProxy
+#: binds it (seen once in the tests, with four workers on the machine).
+FRONT_TRIES = 3
 #: Settings that shape the topology itself: never given to every process.
 TOPOLOGY_SETTINGS = ADDRESS_SETTINGS | {"MUGGINS_ROLE", "MUGGINS_PROJECTORS_IN_PROCESS"}
 
@@ -83,6 +87,9 @@ class ClusterState(msgspec.Struct, kw_only=True):
     #: Extra MUGGINS_* settings every muggins process gets (tests: short bot delays).
     extra_settings: dict[str, str] = {}
     instances: list[Instance] = []
+    #: The front's port was the planner's choice (``up --port 0``), so it may
+    #: move when another process takes it first.
+    front_port_chosen: bool = False
 
 
 def _check_extra_settings(extra: dict[str, str]) -> None:
@@ -110,6 +117,19 @@ def _ours(instance: Instance) -> bool:
     """The instance's process runs: its pid is alive and is still that process."""
     return pid_alive(instance.pid) and (
         not instance.started or _start_time(instance.pid) == instance.started)
+
+
+def kept_port(taken: set[int]) -> int:
+    """A port free now, below the kernel's range for outgoing connections
+    (which could take it while its process is down), not in ``taken``
+    (to which it is added)."""
+    chooser = random.Random()
+    for _ in range(1000):
+        port = chooser.randrange(*KEPT_PORTS)
+        if port not in taken and port_is_free(port, reuse_address=False):
+            taken.add(port)
+            return port
+    raise ClusterError(f"no free port between {KEPT_PORTS[0]} and {KEPT_PORTS[1]}")
 
 
 def haproxy_binary() -> str:
@@ -222,8 +242,36 @@ class LocalCluster:
             self.start(instance.name, wait=False)
         for instance in others[1:]:
             self.wait_ready(instance.name, timeout)
-        self.start("haproxy", timeout=timeout)
+        self._start_front(timeout)
         self.wait_site_ready(timeout)
+
+    def _start_front(self, timeout: float) -> None:
+        """Start HAProxy.  It exits at once if one of its ports is taken: when
+        the planner chose them, choose others and start it again."""
+        for _ in range(FRONT_TRIES):
+            self.start("haproxy", wait=False)
+            deadline = time.monotonic() + timeout
+            while self.is_running("haproxy") and time.monotonic() < deadline:
+                if self.is_ready("haproxy"):
+                    return
+                time.sleep(0.1)
+            if self.is_running("haproxy"):
+                raise ClusterError(f"haproxy was not ready within {timeout:.0f} s: "
+                                   f"see {self.log_of('haproxy')}")
+            if not self._state.front_port_chosen:
+                break
+            self._move_front()
+        raise ClusterError(f"haproxy stopped while starting: see {self.log_of('haproxy')}")
+
+    def _move_front(self) -> None:
+        """New ports for HAProxy's front and statistics, of the planner's kind."""
+        state = self._state
+        taken = {port for i in state.instances for port in (i.port, i.route_port, i.monitor_port)}
+        taken |= {state.front_port, state.stats_port, state.postgres_port}
+        state.front_port = kept_port(taken)
+        state.stats_port = kept_port(taken)
+        self.instance("haproxy").port = state.front_port
+        self._save()
 
     def down(self) -> None:
         """Stop every process (muggins first, then HAProxy, NATS, PostgreSQL)."""
@@ -248,17 +296,8 @@ class LocalCluster:
             raise ClusterError("a cluster needs at least one service replica")
         taken: set[int] = set()
 
-        chooser = random.Random()
-
         def free_port() -> int:
-            """A port free now, below the kernel's range for outgoing connections
-            (which could take it while its process is down), not handed out already."""
-            for _ in range(1000):
-                port = chooser.randrange(*KEPT_PORTS)
-                if port not in taken and port_is_free(port, reuse_address=False):
-                    taken.add(port)
-                    return port
-            raise ClusterError(f"no free port between {KEPT_PORTS[0]} and {KEPT_PORTS[1]}")
+            return kept_port(taken)
 
         instances = [Instance(name="postgres", kind="postgres")]
         instances += [Instance(name=f"nats-{n}", kind="nats", port=free_port(),
@@ -274,7 +313,7 @@ class LocalCluster:
         front = instances[-1].port
         return ClusterState(front_port=front, stats_port=free_port(), postgres_port=free_port(),
                             service_replicas=service_replicas, extra_settings=extra_settings,
-                            instances=instances)
+                            instances=instances, front_port_chosen=not port)
 
     # ------------------------------------------------------------ one process
 
@@ -384,7 +423,11 @@ class LocalCluster:
         if instance.kind == "nats":
             return answers_ok(f"http://127.0.0.1:{instance.monitor_port}/healthz")
         if instance.kind == "haproxy":
-            return answers_ok(f"{self.url}/healthz")
+            # Its statistics page first: HAProxy binds every listener or
+            # exits, so that page proves the front is its own, not another
+            # process's on a port taken since the plan.
+            return (answers_ok(f"http://127.0.0.1:{self._state.stats_port}/")
+                    and answers_ok(f"{self.url}/healthz"))
         return True
 
     def wait_ready(self, name: str, timeout: float = 60.0) -> None:
@@ -413,6 +456,8 @@ class LocalCluster:
         while time.monotonic() < deadline:
             if answers_ok(f"{self.url}/readyz"):
                 return
+            if not self.is_running("haproxy"):
+                raise ClusterError(f"haproxy stopped: see {self.log_of('haproxy')}")
             time.sleep(0.1)
         raise ClusterError(f"the site was not ready through HAProxy within {timeout:.0f} s")
 
