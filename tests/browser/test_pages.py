@@ -133,10 +133,19 @@ async def test_the_replay_page_steps_through_a_finished_hand(
     for _ in range(4):
         await page.keyboard.press("ArrowRight")
     assert await page.locator("#hands li[data-seat] .tile-svg").count() >= 7
-    # A hand that is not there cannot be replayed: the page says why.
-    pages.expect_error(r"/replay/.*/99\?game=1: Failed to load resource: .* 404")
+    # A hand that is not there cannot be replayed: the page says why, in
+    # its language (the answer's stable code, not the server's words).
+    no_hand = await service.http.get(path.replace("/hands/1/", "/hands/99/"))
+    assert (no_hand.status_code, no_hand.json()["code"]) == (404, "no-such-hand")
+    no_game = await service.http.get(path.replace("/games/1/", "/games/9/"))
+    assert (no_game.status_code, no_game.json()["code"]) == (404, "no-such-game")
+    pages.expect_error(r"/replay/.*/99\?game=1(&lang=es)?: Failed to load resource: .* 404")
     missing = await pages.open(f"/replay/{table['table_id']}/99?game=1")
-    await expect(missing.locator("#fatal")).to_contain_text("99")
+    await expect(missing.locator("#fatal")).to_have_text(
+        "This hand cannot be replayed. This game has no such hand yet.")
+    missing = await pages.open(f"/replay/{table['table_id']}/99?game=1&lang=es")
+    await expect(missing.locator("#fatal")).to_have_text(
+        "No se puede repetir esta mano. Esta partida aún no tiene esa mano.")
 
 
 async def test_spanish_from_the_browser_and_switching_language(pages: Pages) -> None:

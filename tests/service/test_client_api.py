@@ -36,6 +36,7 @@ async def test_a_hand_is_replayed_only_once_it_is_over(service: Running) -> None
     while (answer := await service.http.get(path)).status_code == 404:
         await asyncio.sleep(0.02)  # until the hand is dealt
     assert answer.status_code == 409 and "still being played" in answer.json()["detail"]
+    assert answer.json()["code"] == "hand-not-over"  # the pages' words for it
     analysis_path = f"/tables/{table_id}/games/1/hands/1/analysis"
     assert (await service.http.get(analysis_path)).status_code == 409
     await player.play_until_game_over()

@@ -126,8 +126,12 @@ async def replay_data(
     try:
         return hand_replay(stored, table_id, game, hand)
     except RecordError as error:
-        status = HTTP_409_CONFLICT if "still being played" in str(error) else HTTP_404_NOT_FOUND
-        raise HTTPException(status_code=status, detail=str(error)) from None
+        # The codes the pages have words for (i18n.js, refusal.*).
+        if "still being played" in str(error):
+            raise HTTPException(status_code=HTTP_409_CONFLICT, detail=str(error),
+                                extra={"code": "hand-not-over"}) from None
+        raise HTTPException(status_code=HTTP_404_NOT_FOUND, detail=str(error),
+                            extra={"code": "no-such-hand"}) from None
 
 
 @get(["/operator", "/operator/{table_id:str}/{number:int}"], include_in_schema=False)
@@ -157,7 +161,8 @@ async def stored_game(store: Any, hand: HandRef) -> list[StoredEvent]:
         return list(await load_game(store, hand.game_stream))
     except RecordError:
         raise HTTPException(status_code=HTTP_404_NOT_FOUND,
-                            detail=f"table {hand.table!r} has no game {hand.game}") from None
+                            detail=f"table {hand.table!r} has no game {hand.game}",
+                            extra={"code": "no-such-game"}) from None
 
 
 def plain_file_name(connection: ASGIConnection, _: BaseRouteHandler) -> None:  # type: ignore[type-arg]
