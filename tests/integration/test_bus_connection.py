@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import nats.errors
 import pytest
@@ -18,6 +18,7 @@ from nats.aio.msg import Msg
 from muggins.bus.connection import Bus, MessageHandler, check_subject
 from muggins.bus.jetstream import connect
 from muggins.infra.embedded import EmbeddedNats, free_port
+from tests.support.waits import eventually
 
 #: Short, so a closed client is noticed within a test's patience.
 REBUILD_CHECK = 0.1
@@ -37,15 +38,6 @@ def into(queue: asyncio.Queue[Msg]) -> MessageHandler:
         queue.put_nowait(msg)
 
     return put
-
-
-async def eventually(condition: Callable[[], bool], what: str, within: float = 5.0) -> None:
-    try:
-        async with asyncio.timeout(within):
-            while not condition():
-                await asyncio.sleep(0.02)
-    except TimeoutError:
-        pytest.fail(f"not within {within} s: {what}")
 
 
 async def next_message(queue: asyncio.Queue[Msg], within: float = 5.0) -> Msg:
@@ -94,11 +86,10 @@ async def test_a_protocol_error_closes_the_client_and_the_bus_rebuilds_it(
         # Straight on the client, past the Bus's checks: nats-py 2.16 sends it.
         with contextlib.suppress(nats.errors.Error):
             await old.subscribe(OVERLONG_SUBJECT)
-        await eventually(lambda: old.is_closed, "the server closes the client")
+        await eventually(lambda: old.is_closed, within=5, what="the server closes the client")
         assert "maximum control line" in str(old.last_error).lower()
-        await eventually(
-            lambda: bus.rebuilds >= 1 and bus.is_connected, "the Bus rebuilds its connection"
-        )
+        await eventually(lambda: bus.rebuilds >= 1 and bus.is_connected, within=5,
+                         what="the Bus rebuilds its connection")
     assert bus.client is not old
     assert old.is_closed  # nats-py itself never came back
     events = [entry["event"] for entry in logs]
@@ -180,11 +171,12 @@ async def test_a_subscription_survives_a_server_restart(nats_server: EmbeddedNat
     try:
         await bus.subscribe(subject, into(received))
         nats_server.kill()
-        await eventually(lambda: not bus.is_connected, "the Bus sees the server gone")
+        await eventually(lambda: not bus.is_connected, within=5,
+                         what="the Bus sees the server gone")
         await asyncio.sleep(2.0)  # the outage: the server away this long
         await asyncio.to_thread(nats_server.start)
         restarted = True
-        await eventually(lambda: bus.is_connected, "nats-py reconnects", within=8.0)
+        await eventually(lambda: bus.is_connected, within=8, what="nats-py reconnects")
         assert bus.rebuilds == 0  # nats-py's own reconnect did it, not a rebuild
         await bus.client.flush()  # the replayed SUB has reached the new server
 
@@ -218,11 +210,12 @@ async def test_the_bus_retries_until_nats_answers_and_close_stops_the_retrying(
                 lambda: any(
                     entry["event"] == "NATS connection rebuild failed; retrying" for entry in logs
                 ),
-                "a failed rebuild is logged",
+                within=5, what="a failed rebuild is logged",
             )
             assert not bus.is_connected and bus.rebuilds == 0
             bus._url = nats_server.url
-            await eventually(lambda: bus.is_connected, "the rebuild succeeds once NATS answers")
+            await eventually(lambda: bus.is_connected, within=5,
+                             what="the rebuild succeeds once NATS answers")
         assert bus.rebuilds == 1
         await bus.client.flush()
         await bus.publish(subject, b"back")

@@ -3,10 +3,11 @@ Spanish, a finished hand to replay."""
 
 from __future__ import annotations
 
-import asyncio
+import httpx
 
 from tests.support.service import Running
 from tests.support.tables import create, human_vs_bot
+from tests.support.waits import eventually
 
 
 async def test_presets_in_words_for_a_seating_and_language(service: Running) -> None:
@@ -33,8 +34,13 @@ async def test_a_table_in_spanish(service: Running) -> None:
 async def test_a_hand_is_replayed_only_once_it_is_over(service: Running) -> None:
     table_id, player = await human_vs_bot(service)
     path = f"/tables/{table_id}/games/1/hands/1/replay"
-    while (answer := await service.http.get(path)).status_code == 404:
-        await asyncio.sleep(0.02)  # until the hand is dealt
+
+    async def once_dealt() -> httpx.Response | None:
+        answer = await service.http.get(path)
+        return None if answer.status_code == 404 else answer
+
+    answer = await eventually(once_dealt, within=30, every=0.02, what="hand 1 dealt")
+    assert answer is not None
     assert answer.status_code == 409 and "still being played" in answer.json()["detail"]
     assert answer.json()["code"] == "hand-not-over"  # the pages' words for it
     analysis_path = f"/tables/{table_id}/games/1/hands/1/analysis"
