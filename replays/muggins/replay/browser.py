@@ -10,7 +10,7 @@ import msgspec
 from muggins.bots.playbyplay import summary
 from muggins.domain.table_events import bot_name
 from muggins.domain.views import LayoutView, layout_view
-from muggins.replay.record import RecordError, StoredEvent
+from muggins.replay.record import HandInPlay, StoredEvent
 from muggins.replay.show import frames
 from muggins.replay.verify import slice_of, verify_game
 from muggins.rules.events import AnyEvent, GameStarted, HandEnded, HandStarted
@@ -50,11 +50,12 @@ class HandReplay(msgspec.Struct, frozen=True):
 
 def hand_replay(stored: Sequence[StoredEvent], table_id: str, game: int, hand: int
                 ) -> HandReplay:
-    """The hand's steps and verdict; RecordError if there is no such hand or
-    it is still being played (its tiles and seed are secret until it ends)."""
+    """The hand's steps and verdict; RecordError if there is no such hand,
+    HandInPlay (one) if it is still being played (its tiles and seed are
+    secret until it ends)."""
     part = slice_of(stored, hand)
     if not part.finished:
-        raise RecordError(f"hand {hand} is still being played: it can be replayed when it ends")
+        raise HandInPlay(f"hand {hand} is still being played: it can be replayed when it ends")
     verdict = verify_game(stored, only_hand=hand)
     hand_verdict = verdict.hands[0]
     before = fold(entry.event for entry in stored[: part.start])

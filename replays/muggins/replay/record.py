@@ -112,6 +112,11 @@ class RecordError(ValueError):
     """A record file that cannot be read or checked; the message says why."""
 
 
+class HandInPlay(RecordError):
+    """The hand asked for is still being played: its tiles and seed are
+    secret until it ends."""
+
+
 record_decoder = msgspec.json.Decoder(HandRecord)
 
 

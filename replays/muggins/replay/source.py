@@ -24,6 +24,7 @@ from muggins.eventstore.records import (
 )
 from muggins.eventstore.store import EventStore
 from muggins.replay.record import (
+    HandInPlay,
     HandRecord,
     RecordError,
     StateBefore,
@@ -176,7 +177,7 @@ def export_hand(stored: list[StoredEvent], table: str, hand: int) -> HandRecord:
     """The self-contained record of one finished hand."""
     part = slice_of(stored, hand)
     if not part.finished:
-        raise RecordError(f"hand {hand} is still being played: its seed is revealed when it ends")
+        raise HandInPlay(f"hand {hand} is still being played: its seed is revealed when it ends")
     ruleset = ruleset_of(stored)
     before = fold(entry.event for entry in stored[: part.start])
     entries = stored[part.start : part.stop]

@@ -29,7 +29,7 @@ from muggins.client.guide import Guide, guide
 from muggins.domain.streams import HandRef, hand_ref
 from muggins.domain.views import RuleLine
 from muggins.replay.browser import HandReplay, hand_replay
-from muggins.replay.record import RecordError, StoredEvent
+from muggins.replay.record import HandInPlay, RecordError, StoredEvent
 from muggins.replay.source import load_game
 from muggins.rules.describe import (
     LANGUAGES,
@@ -125,11 +125,11 @@ async def replay_data(
                                hand_ref(table_id, game, hand))
     try:
         return hand_replay(stored, table_id, game, hand)
+    # The codes the pages have words for (i18n.js, refusal.*).
+    except HandInPlay as error:
+        raise HTTPException(status_code=HTTP_409_CONFLICT, detail=str(error),
+                            extra={"code": "hand-not-over"}) from None
     except RecordError as error:
-        # The codes the pages have words for (i18n.js, refusal.*).
-        if "still being played" in str(error):
-            raise HTTPException(status_code=HTTP_409_CONFLICT, detail=str(error),
-                                extra={"code": "hand-not-over"}) from None
         raise HTTPException(status_code=HTTP_404_NOT_FOUND, detail=str(error),
                             extra={"code": "no-such-hand"}) from None
 

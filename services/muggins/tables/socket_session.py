@@ -170,6 +170,10 @@ class SocketSession:
         """``fail`` with a refusal's code and words, and a spent budget's wait."""
         await self.fail(error.code, str(error), close, _wait(error))
 
+    def told(self, error: Refusal | IllegalMove) -> ErrorMessage:
+        """A refusal as this socket tells it: its code, words and wait."""
+        return ErrorMessage(error.code, str(error), self.handler.version(), _wait(error))
+
     async def close(self, code: int, reason: str) -> None:
         self.closed = True
         with contextlib.suppress(Exception):
@@ -300,13 +304,12 @@ class SocketSession:
             try:
                 await self._dispatch(message)
             except IllegalMove as error:
-                await self.send(ErrorMessage(error.code, str(error), self.handler.version()))
+                await self.send(self.told(error))
             except Refusal as error:
                 if error.strikes:
                     await self.strike(error.code, str(error), _wait(error))
                 else:  # the table's limit, not this client's doing
-                    await self.send(ErrorMessage(error.code, str(error),
-                                                 self.handler.version(), _wait(error)))
+                    await self.send(self.told(error))
             except Exception as error:
                 if not outage(error):
                     raise

@@ -248,20 +248,16 @@ class LocalCluster:
     def _start_front(self, timeout: float) -> None:
         """Start HAProxy.  It exits at once if one of its ports is taken: when
         the planner chose them, choose others and start it again."""
-        for _ in range(FRONT_TRIES):
-            self.start("haproxy", wait=False)
-            deadline = time.monotonic() + timeout
-            while self.is_running("haproxy") and time.monotonic() < deadline:
-                if self.is_ready("haproxy"):
-                    return
-                time.sleep(0.1)
-            if self.is_running("haproxy"):
-                raise ClusterError(f"haproxy was not ready within {timeout:.0f} s: "
-                                   f"see {self.log_of('haproxy')}")
-            if not self._state.front_port_chosen:
-                break
+        for tries_left in reversed(range(FRONT_TRIES)):
+            try:
+                self.start("haproxy", timeout=timeout)
+                return
+            except ClusterError:
+                # Not ready in time, or ports not the planner's to move: as it is.
+                if self.is_running("haproxy") or not self._state.front_port_chosen \
+                        or not tries_left:
+                    raise
             self._move_front()
-        raise ClusterError(f"haproxy stopped while starting: see {self.log_of('haproxy')}")
 
     def _move_front(self) -> None:
         """New ports for HAProxy's front and statistics, of the planner's kind."""
