@@ -33,7 +33,7 @@ from playwright.async_api import Browser, async_playwright
 from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres, port_is_free
 from tests.support.browser import CHROMIUM_FLAGS, SHARED_LOOP, ContextPool, Pages, chromium_path
 from tests.support.servers import fresh_database
-from tests.support.service import Running, serve
+from tests.support.service import Running, marked_settings, serve
 
 HERE = Path(__file__).parent
 
@@ -93,10 +93,11 @@ async def context_pool(browser: Browser) -> ContextPool:
 
 
 @pytest_asyncio.fixture(loop_scope=SHARED_LOOP)
-async def service(database_url: str, nats_server: EmbeddedNats,
-                  service_port: int) -> AsyncIterator[Running]:
+async def service(request: pytest.FixtureRequest, database_url: str,
+                  nats_server: EmbeddedNats, service_port: int) -> AsyncIterator[Running]:
     """tests.support.service's service, run in the shared loop, on the worker's port."""
-    async with serve(database_url, nats_server.url, port=service_port) as running:
+    async with serve(database_url, nats_server.url, port=service_port,
+                     **marked_settings(request)) as running:
         yield running
 
 

@@ -271,6 +271,10 @@ async def test_an_end_is_chosen_beside_it_in_one_colour_without_moving_the_hand(
         chosen += 1
 
 
+# Bots a move a fifth of a second apart: once a bot has taken Ana's seat, two
+# bots without a pause played the whole game out at once, every move drawn
+# by the watcher's page (about 12 s of CPU in 13 s of the test).
+@pytest.mark.service_settings(bot_delay=0.2)
 async def test_back_online_the_banner_clears_and_the_page_catches_up(
     pages: Pages, service: Running
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import httpx
 
+from muggins.tables.seating import new_table_id
 from tests.support.service import Running
 from tests.support.tables import create, human_vs_bot
 from tests.support.waits import eventually
@@ -44,7 +45,8 @@ async def test_a_hand_is_replayed_only_once_it_is_over(service: Running) -> None
     assert answer.status_code == 409 and "still being played" in answer.json()["detail"]
     assert answer.json()["code"] == "hand-not-over"  # the pages' words for it
     analysis_path = f"/tables/{table_id}/games/1/hands/1/analysis"
-    assert (await service.http.get(analysis_path)).status_code == 409
+    early = await service.http.get(analysis_path)
+    assert (early.status_code, early.json()["code"]) == (409, "hand-not-over")
     await player.play_until_game_over()
     # The expert's analysis: asked twice, the same (the second from memory,
     # and analyse_hand is deterministic: tests/replays/test_analysis.py).
@@ -52,10 +54,19 @@ async def test_a_hand_is_replayed_only_once_it_is_over(service: Running) -> None
     assert judged.status_code == 200, judged.text
     assert judged.json()["hand"] == 1 and judged.json()["decisions"]
     assert (await service.http.get(analysis_path)).json() == judged.json()
-    for bad in ("/tables/nope!/games/1/hands/1/analysis",
-                f"/tables/{table_id}/games/9/hands/1/analysis",
-                f"/tables/{table_id}/games/1/hands/99/analysis"):
-        assert (await service.http.get(bad)).status_code == 404, bad
+    # Each id checked, the answer's stable code naming which is not there
+    # (a table never made, though its id is well formed: no-such-table).  An
+    # analysis asked of a hand not there costs its asker an analysis all the
+    # same (a burst of four: no more asked here than that).
+    unknown_table = new_table_id()
+    for bad, code, what in (
+            ("/tables/nope!/games/1/hands/1", "no-such-table", ("analysis", "replay")),
+            (f"/tables/{unknown_table}/games/1/hands/1", "no-such-table", ("replay",)),
+            (f"/tables/{table_id}/games/9/hands/1", "no-such-game", ("analysis", "replay")),
+            (f"/tables/{table_id}/games/1/hands/99", "no-such-hand", ("analysis", "replay"))):
+        for end in what:
+            answer = await service.http.get(f"{bad}/{end}")
+            assert (answer.status_code, answer.json()["code"]) == (404, code), (bad, end)
     replay = (await service.http.get(path)).json()
     assert replay["status"] == "fair" and replay["names"][0] == "Ana"
     assert len(replay["seed"]) == 64 and replay["steps"][0]["event"]["type"] == "HandStarted"
@@ -65,8 +76,4 @@ async def test_a_hand_is_replayed_only_once_it_is_over(service: Running) -> None
                       if step["event"]["type"] == "TilePlayed")
     dealt_hands = replay["steps"][first_play - 1]["hands"]
     assert [len(hand) for hand in dealt_hands] == [7, 7]  # every hand is shown
-    assert (await service.http.get(f"/tables/{table_id}/games/9/hands/1/replay")).status_code \
-        == 404
-    assert (await service.http.get(f"/tables/{table_id}/games/1/hands/99/replay")).status_code \
-        == 404
     await player.close()

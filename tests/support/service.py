@@ -81,9 +81,15 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
                                 timeout_keep_alive=120)
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
+        listening_by = asyncio.get_running_loop().time() + 30
         while not server.started:
             if task.done():
                 task.result()
+            if asyncio.get_running_loop().time() > listening_by:
+                server.should_exit = True
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(task, 15)
+                raise AssertionError(f"uvicorn was not listening on port {port} within 30 s")
             await asyncio.sleep(0.02)
         try:
             # verify=False: plain HTTP on loopback, and httpx would otherwise
@@ -104,9 +110,16 @@ async def _ready(http: httpx.AsyncClient, timeout: float = 30.0) -> None:
         await asyncio.sleep(0.02)
 
 
+def marked_settings(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The settings a test's ``service_settings(name=value, ...)`` marker
+    asks of its service, on top of FAST_SETTINGS."""
+    marker = request.node.get_closest_marker("service_settings")
+    return dict(marker.kwargs) if marker else {}
+
+
 @pytest.fixture
 async def service(
-    database_url: str, nats_server: EmbeddedNats
+    request: pytest.FixtureRequest, database_url: str, nats_server: EmbeddedNats
 ) -> AsyncIterator[Running]:
-    async with serve(database_url, nats_server.url) as running:
+    async with serve(database_url, nats_server.url, **marked_settings(request)) as running:
         yield running

@@ -26,7 +26,7 @@ from litestar.status_codes import (
 from litestar.types import ControllerRouterHandler
 
 from muggins.client.guide import Guide, guide
-from muggins.domain.streams import HandRef, hand_ref
+from muggins.domain.streams import HandRef, hand_ref, table_stream
 from muggins.domain.views import RuleLine
 from muggins.replay.browser import HandReplay, hand_replay
 from muggins.replay.record import HandInPlay, RecordError, StoredEvent
@@ -156,10 +156,15 @@ async def guide_data(name: FromPath[str], lang: FromQuery[str] = "en") -> Guide:
 
 
 async def stored_game(store: Any, hand: HandRef) -> list[StoredEvent]:
-    """The game of ``hand``, as stored (a 404 if the table has no such game)."""
+    """The game of ``hand``, as stored: a 404 no-such-table for a table that
+    was never made, no-such-game for a table without that game."""
     try:
         return list(await load_game(store, hand.game_stream))
     except RecordError:
+        if not await store.stream_version(table_stream(hand.table)):
+            raise HTTPException(status_code=HTTP_404_NOT_FOUND,
+                                detail=f"there is no table {hand.table}",
+                                extra={"code": "no-such-table"}) from None
         raise HTTPException(status_code=HTTP_404_NOT_FOUND,
                             detail=f"table {hand.table!r} has no game {hand.game}",
                             extra={"code": "no-such-game"}) from None

@@ -73,11 +73,13 @@ class Analyses:
         try:
             part = slice_of(stored, hand)
         except RecordError as error:
-            raise HTTPException(status_code=HTTP_404_NOT_FOUND, detail=str(error)) from None
+            raise HTTPException(status_code=HTTP_404_NOT_FOUND, detail=str(error),
+                                extra={"code": "no-such-hand"}) from None
         if not part.finished:
             raise HTTPException(status_code=HTTP_409_CONFLICT,
                                 detail=f"hand {hand} is still being played: it can be "
-                                       "analysed when it ends")
+                                       "analysed when it ends",
+                                extra={"code": "hand-not-over"})
         before = fold(entry.event for entry in stored[: part.start])
         events = [entry.event for entry in stored[part.start : part.stop]]
         try:
