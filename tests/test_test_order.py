@@ -1,0 +1,51 @@
+"""The order the tests go to the workers in (tests.support.ordering): the
+slow ones spread over the first half, taking turns by folder; nothing lost,
+nothing doubled, a module kept on one worker never reordered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from tests.support.ordering import TESTS, spread_slow_tests
+
+
+@dataclass
+class Collected:
+    """What spread_slow_tests reads of a collected test: its file and markers."""
+    path: Path
+    markers: set[str] = field(default_factory=set)
+
+    def get_closest_marker(self, name: str) -> Any:
+        return name if name in self.markers else None
+
+
+def collected(folder: str, count: int, *markers: str) -> list[Collected]:
+    return [Collected(TESTS / folder / f"test_{n}.py", set(markers)) for n in range(count)]
+
+
+def test_the_slow_tests_spread_over_the_first_half_taking_turns_by_folder() -> None:
+    quick = collected("rules", 100)
+    browser = collected("browser", 3, "slow")
+    faults = collected("faults", 4, "slow")
+    grouped = collected("cluster", 3, "slow", "xdist_group")
+    items = [*browser, *faults, *quick, *grouped]
+    ordered = cast(list[Collected], spread_slow_tests(cast(list[pytest.Item], items)))
+    assert sorted(map(id, ordered)) == sorted(map(id, items))  # nothing lost or doubled
+    slow_places = [n for n, item in enumerate(ordered) if item in browser + faults]
+    assert max(slow_places) < len(ordered) // 2
+    assert [ordered[n] for n in slow_places] == [
+        browser[0], faults[0], browser[1], faults[1], browser[2], faults[2], faults[3]]
+    # Quick tests between them: 103 others, half of them in seven gaps.
+    assert all(slow_places[k + 1] - slow_places[k] == 8 for k in range(len(slow_places) - 1))
+    # A module xdist keeps on one worker is not moved as slow, and keeps its order.
+    assert [item for item in ordered if item in grouped] == grouped
+    assert [item for item in ordered if item in quick] == quick
+
+
+def test_without_slow_tests_the_order_is_kept() -> None:
+    items = collected("rules", 5) + collected("expert", 3)
+    assert cast(list[Collected], spread_slow_tests(cast(list[pytest.Item], items))) == items
