@@ -44,4 +44,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if (folder in SERVER_FOLDERS or SERVER_FIXTURES & set(getattr(item, "fixturenames", ()))
                 or item.get_closest_marker("servers")):
             item.add_marker(pytest.mark.servers)
+    # (Before ``-m``/``-k`` deselect: the half is of the tests collected.)
     items[:] = spread_slow_tests(items)

@@ -44,5 +44,9 @@ def spread_slow_tests(items: list[pytest.Item]) -> list[pytest.Item]:
 
 
 def folder_of(item: pytest.Item) -> str:
-    """The folder under tests/ a test is in (a file at the top: its own name)."""
-    return Path(str(item.path)).resolve().relative_to(TESTS).parts[0]
+    """The folder under tests/ a test is in (a file at the top: its own
+    name; a test from outside tests/: "")."""
+    try:
+        return Path(str(item.path)).resolve().relative_to(TESTS).parts[0]
+    except ValueError:
+        return ""

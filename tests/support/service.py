@@ -85,6 +85,7 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
         while not server.started:
             if task.done():
                 task.result()
+                raise AssertionError(f"uvicorn stopped before it listened on port {port}")
             if asyncio.get_running_loop().time() > listening_by:
                 server.should_exit = True
                 with contextlib.suppress(Exception):
@@ -114,7 +115,11 @@ def marked_settings(request: pytest.FixtureRequest) -> dict[str, Any]:
     """The settings a test's ``service_settings(name=value, ...)`` marker
     asks of its service, on top of FAST_SETTINGS."""
     marker = request.node.get_closest_marker("service_settings")
-    return dict(marker.kwargs) if marker else {}
+    if marker is None:
+        return {}
+    assert not marker.args and "port" not in marker.kwargs, \
+        "service_settings takes settings by name (the port is the fixture's)"
+    return dict(marker.kwargs)
 
 
 @pytest.fixture

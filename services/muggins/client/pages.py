@@ -163,7 +163,7 @@ async def stored_game(store: Any, hand: HandRef) -> list[StoredEvent]:
     except RecordError:
         if not await store.stream_version(table_stream(hand.table)):
             raise HTTPException(status_code=HTTP_404_NOT_FOUND,
-                                detail=f"there is no table {hand.table}",
+                                detail=f"there is no table {hand.table!r}",
                                 extra={"code": "no-such-table"}) from None
         raise HTTPException(status_code=HTTP_404_NOT_FOUND,
                             detail=f"table {hand.table!r} has no game {hand.game}",
