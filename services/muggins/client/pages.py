@@ -21,12 +21,11 @@ from litestar.static_files import create_static_files_router
 from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_404_NOT_FOUND,
-    HTTP_409_CONFLICT,
 )
 from litestar.types import ControllerRouterHandler
 
 from muggins.client.guide import Guide, guide
-from muggins.domain.streams import HandRef, hand_ref, table_stream
+from muggins.domain.streams import HandRef, NoSuchHand, NoSuchTable, hand_ref, table_stream
 from muggins.domain.views import RuleLine
 from muggins.replay.browser import HandReplay, hand_replay
 from muggins.replay.record import HandInPlay, RecordError, StoredEvent
@@ -125,13 +124,10 @@ async def replay_data(
                                hand_ref(table_id, game, hand))
     try:
         return hand_replay(stored, table_id, game, hand)
-    # The codes the pages have words for (i18n.js, refusal.*).
-    except HandInPlay as error:
-        raise HTTPException(status_code=HTTP_409_CONFLICT, detail=str(error),
-                            extra={"code": "hand-not-over"}) from None
+    except HandInPlay:
+        raise  # the app answers it: 409 hand-not-over
     except RecordError as error:
-        raise HTTPException(status_code=HTTP_404_NOT_FOUND, detail=str(error),
-                            extra={"code": "no-such-hand"}) from None
+        raise NoSuchHand(str(error)) from None
 
 
 @get(["/operator", "/operator/{table_id:str}/{number:int}"], include_in_schema=False)
@@ -162,9 +158,7 @@ async def stored_game(store: Any, hand: HandRef) -> list[StoredEvent]:
         return list(await load_game(store, hand.game_stream))
     except RecordError:
         if not await store.stream_version(table_stream(hand.table)):
-            raise HTTPException(status_code=HTTP_404_NOT_FOUND,
-                                detail=f"there is no table {hand.table!r}",
-                                extra={"code": "no-such-table"}) from None
+            raise NoSuchTable(f"there is no table {hand.table!r}") from None
         raise HTTPException(status_code=HTTP_404_NOT_FOUND,
                             detail=f"table {hand.table!r} has no game {hand.game}",
                             extra={"code": "no-such-game"}) from None

@@ -13,14 +13,12 @@ from __future__ import annotations
 import asyncpg
 import structlog
 from litestar import Request
-from litestar.exceptions import HTTPException
-from litestar.status_codes import HTTP_404_NOT_FOUND, HTTP_409_CONFLICT
 
 from muggins.client.pages import stored_game
 from muggins.domain import streams
-from muggins.domain.streams import HandRef
+from muggins.domain.streams import HandRef, NoSuchHand
 from muggins.eventstore.store import EventStore
-from muggins.replay.record import RecordError
+from muggins.replay.record import HandInPlay, RecordError
 from muggins.replay.verify import slice_of
 from muggins.rules.game import fold
 from muggins.tables.admission import Admission, OnceAtATime, Payer, count
@@ -73,13 +71,9 @@ class Analyses:
         try:
             part = slice_of(stored, hand)
         except RecordError as error:
-            raise HTTPException(status_code=HTTP_404_NOT_FOUND, detail=str(error),
-                                extra={"code": "no-such-hand"}) from None
+            raise NoSuchHand(str(error)) from None
         if not part.finished:
-            raise HTTPException(status_code=HTTP_409_CONFLICT,
-                                detail=f"hand {hand} is still being played: it can be "
-                                       "analysed when it ends",
-                                extra={"code": "hand-not-over"})
+            raise HandInPlay(f"hand {hand} is still being played: it can be analysed when it ends")
         before = fold(entry.event for entry in stored[: part.start])
         events = [entry.event for entry in stored[part.start : part.stop]]
         try:

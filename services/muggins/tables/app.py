@@ -28,10 +28,11 @@ from muggins.bootstrap import Infrastructure
 from muggins.client.pages import client_routes
 from muggins.domain.streams import NoSuchHand, NoSuchTable
 from muggins.infra.settings import Settings
+from muggins.replay.record import HandInPlay
 from muggins.tables import http
 from muggins.tables.client_address import TRUSTED_PROXIES, client_address
 from muggins.tables.correlation import correlation_middleware
-from muggins.tables.errors import TRANSIENT, HandNotFound, TableNotFound
+from muggins.tables.errors import TRANSIENT, HandNotFound, HandNotOver, TableNotFound
 from muggins.tables.evidence_http import EVIDENCE_READERS, EVIDENCE_WRITERS
 from muggins.tables.metrics import refresh as metrics_from_database
 from muggins.tables.play_socket import play_socket
@@ -109,8 +110,8 @@ async def log_bug(error: BaseException, scope: Scope) -> None:
                                              or error.status_code == 503):
         return  # a refusal, or "unavailable, try again" said on purpose
     if isinstance(error, (*TRANSIENT, RecursionError, WebSocketDisconnect, NoSuchTable,
-                          NoSuchHand)):
-        return  # an outage, or an id of no table or hand: answered 503 or 404
+                          NoSuchHand, HandInPlay)):
+        return  # an outage, an id of no table or hand, a hand still played: 503, 404, 409
     log.error("a request failed with an error that is not an outage", path=scope.get("path"),
               error=repr(error), exc_info=error)
 
@@ -152,11 +153,16 @@ def create_app(
         return Response(body, status_code=error.status_code, headers=error.headers)
 
     def no_such_table(request: Request, error: NoSuchTable) -> Response[dict[str, object]]:  # type: ignore[type-arg]
-        """An id not of the table id format, wherever it came in: as an unknown table."""
+        """An id no table has (not of the table id format, or of a table never
+        made), wherever it came in."""
         return refused(request, http.refused(TableNotFound(str(error))))
 
     def no_such_hand(request: Request, error: NoSuchHand) -> Response[dict[str, object]]:  # type: ignore[type-arg]
         return refused(request, http.refused(HandNotFound(str(error))))
+
+    def hand_in_play(request: Request, error: HandInPlay) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+        """A hand's record asked for while it is played (its replay, its analysis)."""
+        return refused(request, http.refused(HandNotOver(str(error))))
 
     def unavailable(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
         """The database (or the bus) away for a moment: a 503 to try again, not a 500."""
@@ -198,6 +204,7 @@ def create_app(
         after_exception=[log_bug],
         exception_handlers={RecursionError: too_deep, HTTPException: refused,
                             NoSuchTable: no_such_table, NoSuchHand: no_such_hand,
+                            HandInPlay: hand_in_play,
                             **dict.fromkeys(TRANSIENT, unavailable)},
         lifespan=[lifespan],
         state=State({"startup": startup, TRUSTED_PROXIES: settings.trusted_proxy_networks}),

@@ -47,6 +47,14 @@ class GameNotOver(Refusal):
     status = 409
 
 
+class HandNotOver(Refusal):
+    """A hand's replay or analysis is asked for while it is played (its
+    tiles and seed are secret until it ends)."""
+
+    code = "hand-not-over"
+    status = 409
+
+
 class BadRequest(Refusal, ValueError):
     code = "bad-request"
     status = 400

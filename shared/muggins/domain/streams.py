@@ -52,7 +52,7 @@ TableId = NewType("TableId", str)
 
 
 class NoSuchTable(LookupError):
-    """An id that is not of the table id format: no table has it."""
+    """An id no table has: not of the table id format (or of a table never made)."""
 
 
 def is_table_id(value: str) -> bool:

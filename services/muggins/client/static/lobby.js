@@ -47,14 +47,14 @@ function showRules() {
   $("rules").replaceChildren(...(choice ? choice.rules.slice(1).flatMap((r) => [el("dt", {}, r.topic), el("dd", {}, r.text)]) : []));
 }
 
-// The computer's levels, weakest first: the ladder the API names
-// (muggins.bots.levels), each said in a line of plain words (i18n.js).
 // Why a table was not made: past the address's tables a minute (the
 // service's rate limit, a 429 without a code of its own), or a refusal.
 function createRefusal(problem) {
   return problem.status === 429 ? t("lobby.createLater") : refusalOf(problem);
 }
 
+// The computer's levels, weakest first: the ladder the API names
+// (muggins.bots.levels), each said in a line of plain words (i18n.js).
 const LEVELS = ["easy", "medium", "hard", "expert"];
 // Against the computer in one click: the strongest level, as before the
 // ladder (a newcomer plays what the game is at its best; an easier level is
