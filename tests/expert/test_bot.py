@@ -23,7 +23,7 @@ from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.events import BoneyardStacked, Event, TileDrawn, TilesDealt
 from muggins.rules.game import legal_moves, points_if_played
 from muggins.rules.presets import PRESETS, preset, seatings
-from muggins.rules.state import GameState
+from muggins.rules.state import GameState, replaced
 from muggins.rules.tiles import Tile, tile_set
 from tests.expert.helpers import QUICK, decisions, expert_and_greedy, quick_expert
 from tests.rules.scenario import dealt, run, t
@@ -82,8 +82,8 @@ def _redealt(state: GameState, seat: int, rng: random.Random) -> GameState:
         else:
             hands.append(tuple(sorted(hidden[: len(tiles)])))
             hidden = hidden[len(tiles) :]
-    return msgspec.structs.replace(
-        state, hand=msgspec.structs.replace(hand, hands=tuple(hands), boneyard=tuple(hidden))
+    return replaced(
+        state, hand=replaced(hand, hands=tuple(hands), boneyard=tuple(hidden))
     )
 
 

@@ -48,9 +48,9 @@ def dealt(
             events.append(PointsScored(hand=0, side=side, seat=side, points=points, reason="count"))
     state = fold(events)
     if hand_number > 1:
-        from msgspec.structs import replace
+        from muggins.rules.state import replaced
 
-        state = replace(state, hands_played=hand_number - 1)
+        state = replaced(state, hands_played=hand_number - 1)
     yard = tuple(parse_tile(x) for x in boneyard.split())
     setup: list[Event] = [
         HandStarted(

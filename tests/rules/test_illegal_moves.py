@@ -10,6 +10,7 @@ from muggins.rules.commands import AnyCommand, CallMuggins, Draw, Pass, Play, St
 from muggins.rules.game import apply, play, start_game
 from muggins.rules.presets import preset
 from muggins.rules.state import GameState
+from muggins.rules.stored_state import encode_state
 from muggins.rules.tiles import Tile
 from tests.rules.scenario import dealt, t
 
@@ -17,10 +18,10 @@ RULES = preset("playelephant", 2)
 
 
 def refused(state: GameState, command: AnyCommand, error: type[errors.IllegalMove]) -> str:
-    before = msgspec.json.encode(state)
+    before = encode_state(state)
     with pytest.raises(error) as caught:
         apply(state, command)
-    assert msgspec.json.encode(state) == before, "a refused command changed the state"
+    assert encode_state(state) == before, "a refused command changed the state"
     assert str(caught.value), "every refusal explains itself"
     return str(caught.value)
 

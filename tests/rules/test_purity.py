@@ -1,4 +1,5 @@
-"""The rules package imports the standard library and msgspec only (STYLE.md 1)."""
+"""The rules package imports the standard library and msgspec only (STYLE.md 1), and
+mypy_extensions, whose class decorator only tells mypyc how to compile the state."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import muggins.rules
 from tests.support.source_code import imported, parsed
 
-ALLOWED_THIRD_PARTY = {"msgspec"}
+#: mypy_extensions' ``mypyc_attr`` does nothing when the module runs as Python.
+ALLOWED_THIRD_PARTY = {"msgspec", "mypy_extensions"}
 FORBIDDEN_STDLIB = {
     "asyncio", "socket", "os", "time", "datetime", "random", "secrets", "subprocess",
     "threading", "logging", "urllib", "http", "io", "pathlib", "uuid",

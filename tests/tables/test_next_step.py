@@ -22,7 +22,7 @@ from muggins.domain.table_life import TableLife, table_life
 from muggins.rules.commands import StartHand
 from muggins.rules.game import play, start_game
 from muggins.rules.presets import preset
-from muggins.rules.state import GameState, PendingCount
+from muggins.rules.state import GameState, PendingCount, replaced
 from muggins.tables.next_step import Step, Timings, next_step, seconds_to_move
 
 TIMINGS = Timings(bot_delay=0.8, hand_pause=2.0)
@@ -52,7 +52,7 @@ def dealt() -> GameState:
 def test_a_table_waiting_for_people_or_after_its_game_closes_after_the_idle_wait() -> None:
     waiting = fold_table([TableOpened(ruleset=RULES, turn_clock_seconds=30)], "Tab1")
     assert next_step(waiting, None, 0.0, TIMINGS) == Step("close", 1800.0, reason="idle")
-    over = msgspec.structs.replace(dealt(), phase="game-over", hand=None)
+    over = replaced(dealt(), phase="game-over", hand=None)
     assert next_step(table(), over, 99.0, TIMINGS) == Step("close", 1701.0,
                                                           reason="finished")
     assert table_life(waiting, None).kind == "waiting"
@@ -70,7 +70,7 @@ def test_a_table_of_bots_closes_as_soon_as_its_game_is_over() -> None:
     bots = fold_table([TableOpened(ruleset=RULES, turn_clock_seconds=30,
                                    bots=(BotAtSeat(0, "greedy"), BotAtSeat(1, "greedy"))),
                        GameBegun(game=1)], "Tab1")
-    over = msgspec.structs.replace(dealt(), phase="game-over", hand=None)
+    over = replaced(dealt(), phase="game-over", hand=None)
     assert next_step(bots, over, 0.0, TIMINGS) == Step("close", 0.0, reason="finished")
     assert next_step(bots, dealt(), 0.0, TIMINGS) != Step("close", 0.0, reason="finished")
 
@@ -85,7 +85,7 @@ def test_a_bot_finishes_the_hand_of_a_person_who_left_then_the_game_pauses() -> 
     if state.hand.turn == 0:
         step = next_step(alone, state, 0.0, TIMINGS)
         assert step is not None and step.kind == "bot-move"
-    between = msgspec.structs.replace(state, phase="between-hands", hand=None,
+    between = replaced(state, phase="between-hands", hand=None,
                                       hands_played=1)
     assert next_step(alone, between, 0.0, TIMINGS) == Step("close", 0.0,
                                                            reason="everyone-left")
@@ -117,19 +117,19 @@ def test_a_begun_game_with_no_events_starts_now() -> None:
 def test_the_first_hand_is_dealt_at_once_the_next_after_the_pause() -> None:
     started, _ = start_game(RULES, ())
     assert next_step(table(), started, 0.0, TIMINGS) == Step("deal", 0.0)
-    between = msgspec.structs.replace(started, hands_played=1)
+    between = replaced(started, hands_played=1)
     assert next_step(table(sealed(1)), between, 0.5, TIMINGS) == Step("deal", 1.5)
 
 
 def test_an_ended_hand_is_sealed_before_anything_else_happens() -> None:
     started, _ = start_game(RULES, ())
-    between = msgspec.structs.replace(started, hands_played=2)
+    between = replaced(started, hands_played=2)
     assert next_step(table(), between, 0.5, TIMINGS) == Step("seal", 0.0)
     assert next_step(table(sealed(1)), between, 0.5, TIMINGS) == Step("seal", 0.0)
     assert next_step(table(sealed(2)), between, 0.5, TIMINGS) == Step("deal", 1.5)
     # A seal of another game's hand is not this game's.
     assert next_step(table(sealed(2, game=0)), between, 0.5, TIMINGS) == Step("seal", 0.0)
-    over = msgspec.structs.replace(between, phase="game-over")
+    over = replaced(between, phase="game-over")
     assert next_step(table(), over, 0.0, TIMINGS) == Step("seal", 0.0)
     # A table closed just after a hand ended (the game ended by a choice)
     # still seals that hand; then nothing is due there again.
@@ -185,7 +185,7 @@ def test_a_rematch_begins_when_the_last_who_had_not_asked_leaves() -> None:
                       SeatTaken(seat=0, player_id="p", name="Ana"),
                       SeatTaken(seat=1, player_id="q", name="Bea"), GameBegun(game=1),
                       RematchAsked(seat=1, game=1)], "Tab1")
-    over = msgspec.structs.replace(dealt(), phase="game-over", hand=None)
+    over = replaced(dealt(), phase="game-over", hand=None)
     assert next_step(two, over, 5.0, TIMINGS) == Step("close", 1795.0, reason="finished")
     gone = fold_table([BotTookOver(seat=0, reason="absent", game=1, version=90, hand=3)],
                       "Tab1", two)
@@ -206,8 +206,8 @@ def test_a_careless_bot_calls_muggins_about_half_the_time_and_the_same_each_deri
         state, _ = start_game(rules, ())
         state, _ = play(state, StartHand(seed=f"{number:064x}"))
         assert state.hand is not None
-        uncalled = msgspec.structs.replace(
-            state, hand=msgspec.structs.replace(state.hand, pending=PendingCount(seat=0, points=10),
+        uncalled = replaced(
+            state, hand=replaced(state.hand, pending=PendingCount(seat=0, points=10),
                                                 number=number))
         step = next_step(easy, uncalled, 0.0, TIMINGS)
         assert next_step(easy, uncalled, 0.0, TIMINGS) == step  # derived again: the same

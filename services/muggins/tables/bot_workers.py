@@ -55,6 +55,7 @@ from muggins.expert.bot import PlayAssessment
 from muggins.rules.commands import AnyCommand
 from muggins.rules.events import Event
 from muggins.rules.state import GameState
+from muggins.rules.stored_state import encode_state
 from muggins.tables.metrics import BOT_BUDGET, BOT_DECISIONS, BOT_DECISIONS_WAITING
 from muggins.tables.worker_process import (
     analyse_in_worker,
@@ -200,7 +201,7 @@ class BotWorkers:
                         seed: str, budget_ms: float, rank: int) -> AnyCommand:
         """A searching level's move from a worker; greedy's if that fails."""
         try:
-            answer = await self._in_worker(rank, decide_in_worker, level, encode(state),
+            answer = await self._in_worker(rank, decide_in_worker, level, encode_state(state),
                                            encode(list(events)), seed, budget_ms)
             return _command_decoder.decode(answer)
         except Exception as error:
@@ -303,14 +304,14 @@ class SpareTimeWorker:
                       budget_ms: float | None = None, *, payer: str = "") -> PlayAssessment:
         """A hint: the expert's play for the seat on turn, from what that seat knows."""
         budget = self.budget_ms if budget_ms is None else budget_ms
-        answer = await self._run("hint", payer, suggest_in_worker, encode(state),
+        answer = await self._run("hint", payer, suggest_in_worker, encode_state(state),
                                  encode(list(events)), seed, budget)
         return msgspec.json.decode(answer, type=PlayAssessment)
 
     async def analyse(self, before: GameState, events: Sequence[Event], seed: str, *,
                       payer: str = "") -> bytes:
         """A finished hand's analysis, as JSON."""
-        return await self._run("analysis", payer, analyse_in_worker, encode(before),
+        return await self._run("analysis", payer, analyse_in_worker, encode_state(before),
                                encode(list(events)), seed)
 
     async def _run(self, work: SpareWork, payer: str, function: Callable[..., bytes],

@@ -25,8 +25,8 @@ from muggins.infra.embedded import pid_alive
 from muggins.rules.commands import AnyCommand
 from muggins.rules.events import AnyEvent, Event
 from muggins.rules.state import GameState
+from muggins.rules.stored_state import decode_state
 
-_state_decoder = msgspec.json.Decoder(GameState)
 _events_decoder = msgspec.json.Decoder(list[AnyEvent])
 encode = msgspec.json.Encoder().encode
 
@@ -42,7 +42,7 @@ def decide(level: BotLevel, state: GameState, events: Sequence[Event], seed: str
 def decide_in_worker(level: BotLevel, state_json: bytes, events_json: bytes, seed: str,
                      budget_ms: float) -> bytes:
     """``decide`` across a process boundary: JSON in, JSON out."""
-    state = _state_decoder.decode(state_json)
+    state = decode_state(state_json)
     events = _events_decoder.decode(events_json)
     return encode(decide(level, state, events, seed, budget_ms))
 
@@ -51,7 +51,7 @@ def analyse_in_worker(before_json: bytes, events_json: bytes, seed: str) -> byte
     """A finished hand's analysis (muggins.replay.analysis) across a process boundary."""
     from muggins.replay.analysis import analyse_hand
 
-    before = _state_decoder.decode(before_json)
+    before = decode_state(before_json)
     events = _events_decoder.decode(events_json)
     return encode(analyse_hand(before, events, seed=seed))
 
@@ -66,7 +66,7 @@ def suggest(state: GameState, events: Sequence[Event], seed: str,
 def suggest_in_worker(state_json: bytes, events_json: bytes, seed: str,
                       budget_ms: float) -> bytes:
     """``suggest`` across a process boundary: JSON in, JSON out."""
-    return encode(suggest(_state_decoder.decode(state_json), _events_decoder.decode(events_json),
+    return encode(suggest(decode_state(state_json), _events_decoder.decode(events_json),
                            seed, budget_ms))
 
 

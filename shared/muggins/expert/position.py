@@ -2,14 +2,15 @@
 and lists, for the expert's simulations.
 
 Why another representation: a search plays tens of thousands of hands per
-decision, and the engine's immutable GameState rebuilds Structs on every
-move.  Here a tile is its index in the canonical set (``tile_set``), a hand
-is a bitmask of those indices, and a move is one int (``tile << 6 | end``),
-so "what fits" is one ``&`` and a simulation mutates a private copy.  The
-counting and placing rules are the engine's (``muggins.rules.placing``,
-``layout``'s docstring), written over these lists; tests/expert/
-test_position.py checks over thousands of random positions of every preset
-that both give the same legal plays, counts, scores and hand endings.
+decision, and the engine's immutable GameState is rebuilt (a new state, hand
+and layout) on every move.  Here a tile is its index in the canonical set
+(``tile_set``), a hand is a bitmask of those indices, and a move is one int
+(``tile << 6 | end``), so "what fits" is one ``&`` and a simulation mutates
+a private copy.  The counting and placing rules are the engine's
+(``muggins.rules.placing``, ``layout``'s docstring), written over these
+lists; tests/expert/test_position.py checks over thousands of random
+positions of every preset that both give the same legal plays, counts,
+scores and hand endings.
 
 Never built from hidden tiles by the bot itself: ``from_state`` is for tests
 (a whole GameState), the bot fills the hidden hands from a sampled deal.

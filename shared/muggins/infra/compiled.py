@@ -27,6 +27,8 @@ STAMP_NAME = "compiled-from.json"
 #: turn a Struct defined in a compiled module into one no longer frozen.
 COMPILED_MODULES: tuple[str, ...] = (
     "muggins/rules/game.py",
+    "muggins/rules/state.py",
+    "muggins/rules/layout.py",
     "muggins/rules/placing.py",
     "muggins/rules/shuffle.py",
     "muggins/rules/scoring.py",

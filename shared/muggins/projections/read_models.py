@@ -31,10 +31,9 @@ from muggins.projections.leaderboard import GameTally, Standing
 from muggins.projections.projection import QUERIES, Connection, Projection
 from muggins.projections.table_views import TableViewDocument
 from muggins.rules.events import GameEnded, SeatedPlayer
-from muggins.rules.state import GameState
+from muggins.rules.stored_state import decode_state, encode_state
 
 _encode = msgspec.json.Encoder().encode
-_decode_state = msgspec.json.Decoder(GameState).decode
 _decode_tally = msgspec.json.Decoder(GameTally).decode
 _decode_players = msgspec.json.Decoder(tuple[SeatedPlayer, ...]).decode
 
@@ -73,7 +72,7 @@ class TableViews:
         unknown = [stream for stream, document in documents.items() if document is None]
         for row in await connection.fetch(QUERIES["load_documents"], unknown) if unknown else ():
             documents[row[0]] = TableViewDocument(
-                row[0], row[1], row[2], row[3], row[4], _decode_state(row[5]),
+                row[0], row[1], row[2], row[3], row[4], decode_state(row[5]),
                 _decode_players(row[6]),
             )
         for event in page:
@@ -89,7 +88,7 @@ class TableViews:
             [d.game for d in changed],
             [d.version for d in changed],
             [d.position for d in changed],
-            [_encode(d.state).decode() for d in changed],
+            [encode_state(d.state).decode() for d in changed],
             [_encode(d.public_view).decode() for d in changed],
             [d.state.phase for d in changed],
             [_encode(d.players).decode() for d in changed],

@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Final, cast
 
-import msgspec
-
 from muggins.rules import errors, placing
 from muggins.rules.commands import AnyCommand, CallMuggins, Draw, Pass, Play, StartHand
 from muggins.rules.events import (
@@ -46,7 +44,7 @@ from muggins.rules.shuffle import (
     seed_from_hex,
     shuffled,
 )
-from muggins.rules.state import GameState, HandState, PendingCount
+from muggins.rules.state import GameState, HandState, MoveRules, PendingCount
 from muggins.rules.tiles import Tile, tile_set
 from muggins.rules.tuples import with_item, without
 
@@ -58,6 +56,7 @@ _TILE: Final = Tile
 _TILE_PLAYED: Final = TilePlayed
 _POINTS_SCORED: Final = PointsScored
 _PASSED: Final = Passed
+_TILE_DRAWN: Final = TileDrawn
 
 # ---------------------------------------------------------------- queries
 
@@ -112,7 +111,7 @@ def _stuck(state: GameState) -> HandState | None:
     return hand
 
 
-def _draws(rules: Ruleset, hand: HandState) -> bool:
+def _draws(rules: MoveRules, hand: HandState) -> bool:
     """Whether a seat that is stuck draws (rather than passes)."""
     return rules.drawing == "draw" and bool(hand.boneyard)
 
@@ -122,7 +121,7 @@ def forced_move(state: GameState) -> Draw | Pass | None:
     hand = _stuck(state)
     if hand is None:
         return None
-    if _draws(state.ruleset, hand):
+    if _draws(state.move_rules, hand):
         return Draw(seat=hand.turn)
     return Pass(seat=hand.turn)
 
@@ -146,7 +145,7 @@ def can_call_muggins(state: GameState, seat: int) -> bool:
     hand = state.hand
     if hand is None or hand.pending is None or state.phase != "playing":
         return False
-    rules = state.ruleset
+    rules = state.move_rules
     return _side(rules, seat) != _side(rules, hand.pending.seat)
 
 
@@ -154,7 +153,7 @@ def points_if_played(state: GameState, play: Play) -> int:
     """What ``play`` would score for its count (bots and hints use it)."""
     hand = state.hand
     assert hand is not None
-    rules = state.ruleset
+    rules = state.move_rules
     if play.end is None:
         count = play.tile.value
     else:
@@ -196,7 +195,7 @@ def _hand_on_turn(state: GameState, seat: int) -> HandState:
     hand = state.hand
     if hand is None:
         raise errors.HandNotInProgress("no hand is being played")
-    if not 0 <= seat < state.ruleset.seats:
+    if not 0 <= seat < state.move_rules.seats:
         raise errors.NotYourTurn(f"there is no seat {seat}")
     if seat != hand.turn:
         raise errors.NotYourTurn(f"it is seat {hand.turn}'s turn, not seat {seat}'s")
@@ -273,7 +272,7 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
     hand = state.hand
     if hand is None or seat != hand.turn:
         hand = _hand_on_turn(state, seat)  # raises the reason
-    rules = state.ruleset
+    rules = state.move_rules
     tile = command.tile
     low, high = tile
     if low > high or type(tile) is not _TILE:  # written high half first, or a bare pair
@@ -281,8 +280,9 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
         tile = Tile(low, high)
     held = hand.hands[seat]
     if tile not in held:
-        if low < 0 or high > rules.max_pip:
-            raise errors.UnknownTile(f"{high}-{low} is not in the double-{rules.max_pip} set")
+        max_pip = state.ruleset.max_pip
+        if low < 0 or high > max_pip:
+            raise errors.UnknownTile(f"{high}-{low} is not in the double-{max_pip} set")
         raise errors.TileNotInHand(f"seat {seat} does not hold the {tile}")
     layout = hand.layout
     end = command.end
@@ -327,7 +327,7 @@ def _decide_draw(state: GameState, command: Draw) -> list[Event]:
     hand = _hand_on_turn(state, command.seat)
     if has_play(state, command.seat):
         raise errors.MustPlay(f"seat {command.seat} holds a tile that fits and must play it")
-    if state.ruleset.drawing != "draw":
+    if state.move_rules.drawing != "draw":
         raise errors.IllegalMove("this table does not draw: pass instead")
     if not hand.boneyard:
         raise errors.IllegalMove("the boneyard is empty: pass instead")
@@ -343,14 +343,14 @@ def _decide_pass(state: GameState, command: Pass) -> list[Event]:
     hand = _hand_on_turn(state, seat)
     if has_play(state, seat):
         raise errors.MustPlay(f"seat {seat} holds a tile that fits and must play it")
-    if _draws(state.ruleset, hand):
+    if _draws(state.move_rules, hand):
         raise errors.DrawRequired(f"seat {seat} must draw before passing")
     return _pass_events(state, hand, seat)
 
 
 def _pass_events(state: GameState, hand: HandState, seat: int) -> list[Event]:
     events: list[Event] = [_PASSED(hand=hand.number, seat=seat)]
-    if hand.passes + 1 >= state.ruleset.seats:
+    if hand.passes + 1 >= state.move_rules.seats:
         events += _blocked_events(state, hand)
     return events
 
@@ -364,7 +364,7 @@ def _forced_events(state: GameState) -> list[Event] | None:
     hand = _stuck(state)
     if hand is None:
         return None
-    if _draws(state.ruleset, hand):
+    if _draws(state.move_rules, hand):
         return _draw_events(hand, hand.turn)
     return _pass_events(state, hand, hand.turn)
 
@@ -375,12 +375,12 @@ def _decide_muggins(state: GameState, command: CallMuggins) -> list[Event]:
     hand = state.hand
     if hand is None:
         raise errors.HandNotInProgress("no hand is being played")
-    if not 0 <= command.seat < state.ruleset.seats:
+    if not 0 <= command.seat < state.move_rules.seats:
         raise errors.NothingToCall(f"there is no seat {command.seat}")
     if not can_call_muggins(state, command.seat):
         raise errors.NothingToCall("there is no unclaimed count an opponent of yours made")
     assert hand.pending is not None
-    rules = state.ruleset
+    rules = state.move_rules
     side = _side(rules, command.seat)
     points = hand.pending.points
     events: list[Event] = [
@@ -397,8 +397,8 @@ def _decide_muggins(state: GameState, command: CallMuggins) -> list[Event]:
 # ---------------------------------------------------------------- end of hand
 
 
-def _side(rules: Ruleset, seat: int) -> int:
-    """``rules.side_of(seat)``, compiled: the end-of-hand tallies ask it for every seat."""
+def _side(rules: MoveRules, seat: int) -> int:
+    """``Ruleset.side_of(seat)``, compiled: the end-of-hand tallies ask it for every seat."""
     return seat % 2 if rules.partnerships else seat
 
 
@@ -411,7 +411,7 @@ def _added(scores: tuple[int, ...], side: int, points: int) -> tuple[int, ...]:
     return scores[:side] + (scores[side] + points,) + scores[side + 1 :]
 
 
-def _target_reached_now(rules: Ruleset, scores: tuple[int, ...], side: int) -> bool:
+def _target_reached_now(rules: MoveRules, scores: tuple[int, ...], side: int) -> bool:
     return (
         rules.target is not None
         and rules.target_check == "immediate"
@@ -449,16 +449,18 @@ def _target_reached_events(
     ]
 
 
-def _award(rules: Ruleset, seat_pips: tuple[int, ...], side: int, blocked: bool) -> int:
+def _award(
+    rules: Ruleset, moves: MoveRules, seat_pips: tuple[int, ...], side: int, blocked: bool
+) -> int:
     """The hand winner's award from the seats' remaining pips."""
     if rules.hand_award == "one-point":
         return 1
-    opponents = [p for s, p in enumerate(seat_pips) if _side(rules, s) != side]
+    opponents = [p for s, p in enumerate(seat_pips) if _side(moves, s) != side]
     if not blocked or rules.blocked_award == "opponents":
         return rounded_total(opponents, rules.rounding)
     if rules.blocked_award == "pips-of-others":
         return sum(opponents)
-    own = [p for s, p in enumerate(seat_pips) if _side(rules, s) == side]
+    own = [p for s, p in enumerate(seat_pips) if _side(moves, s) == side]
     return max(0, rounded_total(opponents, rules.rounding) - rounded_total(own, rules.rounding))
 
 
@@ -469,10 +471,10 @@ def _domino_events(
     seat: int,
     scores: tuple[int, ...],
 ) -> list[Event]:
-    rules = state.ruleset
-    side = _side(rules, seat)
+    moves = state.move_rules
+    side = _side(moves, seat)
     seat_pips = _seat_pips(hands)
-    award = _award(rules, seat_pips, side, blocked=False)
+    award = _award(state.ruleset, moves, seat_pips, side, blocked=False)
     events: list[Event] = []
     if award:
         events.append(
@@ -490,15 +492,15 @@ def _domino_events(
             seed=hand.seed or "",
         )
     )
-    return events + _game_end_events(rules, scores, side)
+    return events + _game_end_events(moves, scores, side)
 
 
 def _blocked_events(state: GameState, hand: HandState) -> list[Event]:
-    rules = state.ruleset
+    moves = state.move_rules
     seat_pips = _seat_pips(hand.hands)
     side_pips = [0] * len(state.scores)  # a score per side
     for seat, seat_total in enumerate(seat_pips):
-        side_pips[_side(rules, seat)] += seat_total
+        side_pips[_side(moves, seat)] += seat_total
     lowest = min(side_pips)
     winners = [side for side, total in enumerate(side_pips) if total == lowest]
     events: list[Event] = []
@@ -509,9 +511,9 @@ def _blocked_events(state: GameState, hand: HandState) -> list[Event]:
         winner_side = winners[0]
         # The winning side's seat holding the fewest pips (the lower seat on a tie).
         winner_seat = min(
-            (p, s) for s, p in enumerate(seat_pips) if _side(rules, s) == winner_side
+            (p, s) for s, p in enumerate(seat_pips) if _side(moves, s) == winner_side
         )[1]
-        award = _award(rules, seat_pips, winner_side, blocked=True)
+        award = _award(state.ruleset, moves, seat_pips, winner_side, blocked=True)
         if award:
             events.append(
                 PointsScored(
@@ -534,11 +536,11 @@ def _blocked_events(state: GameState, hand: HandState) -> list[Event]:
             seed=hand.seed or "",
         )
     )
-    return events + _game_end_events(rules, scores, winner_side)
+    return events + _game_end_events(moves, scores, winner_side)
 
 
 def _game_end_events(
-    rules: Ruleset, scores: tuple[int, ...], hand_winner: int | None
+    rules: MoveRules, scores: tuple[int, ...], hand_winner: int | None
 ) -> list[Event]:
     """GameEnded if the hand just finished ends the game."""
     if rules.target is None:
@@ -553,8 +555,47 @@ def _game_end_events(
 # ---------------------------------------------------------------- evolve
 
 
-# Final: a compiled module keeps it in a C variable instead of looking it up.
-_replace: Final = msgspec.structs.replace
+def _with_hand(state: GameState, hand: HandState) -> GameState:
+    """``state`` with its hand replaced (the other fields as they were)."""
+    return GameState(
+        ruleset=state.ruleset,
+        scores=state.scores,
+        phase=state.phase,
+        hand=hand,
+        hands_played=state.hands_played,
+        last_leader=state.last_leader,
+        last_domino_seat=state.last_domino_seat,
+        last_winner_seat=state.last_winner_seat,
+        winner_side=state.winner_side,
+        move_rules=state.move_rules,
+    )
+
+
+def _hand_with(
+    hand: HandState,
+    hands: tuple[tuple[Tile, ...], ...],
+    boneyard: tuple[Tile, ...],
+    layout: Layout,
+    turn: int,
+    passes: int,
+    pending: PendingCount | None,
+    must_lead: Tile | None,
+    seed: str | None,
+) -> HandState:
+    """``hand`` with the fields that change during a hand set anew."""
+    return HandState(
+        number=hand.number,
+        leader=hand.leader,
+        must_lead=must_lead,
+        commitment=hand.commitment,
+        seed=seed,
+        hands=hands,
+        boneyard=boneyard,
+        layout=layout,
+        turn=turn,
+        passes=passes,
+        pending=pending,
+    )
 
 
 def _hand_of(state: GameState | None) -> tuple[GameState, HandState]:
@@ -567,7 +608,7 @@ def _hand_of(state: GameState | None) -> tuple[GameState, HandState]:
 
 def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:
     state, hand = _hand_of(state)
-    rules = state.ruleset
+    rules = state.move_rules
     seat = event.seat
     tile = event.tile
     hands = hand.hands
@@ -581,98 +622,136 @@ def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:
         points = points_for_count(event.count, rules.scoring)
         if points and event.claim != points:
             pending = PendingCount(seat, points)
-    return _replace(
-        state,
-        hand=_replace(
-            hand,
-            hands=with_item(hands, seat, without(hands[seat], tile)),
-            layout=layout,
-            turn=(seat + 1) % rules.seats,
-            passes=0,
-            pending=pending,
-            must_lead=None,
-        ),
-    )
+    return _with_hand(state, _hand_with(
+        hand,
+        with_item(hands, seat, without(hands[seat], tile)),
+        hand.boneyard,
+        layout,
+        (seat + 1) % rules.seats,
+        0,
+        pending,
+        None,
+        hand.seed,
+    ))
 
 
 def _tile_drawn(state: GameState | None, event: TileDrawn) -> GameState:
     state, hand = _hand_of(state)
     assert event.tile is not None
     drawn = tuple(sorted((*hand.hands[event.seat], event.tile)))
-    return _replace(
-        state,
-        hand=_replace(
-            hand, hands=with_item(hand.hands, event.seat, drawn), boneyard=hand.boneyard[1:]
-        ),
-    )
+    return _with_hand(state, _hand_with(
+        hand, with_item(hand.hands, event.seat, drawn), hand.boneyard[1:], hand.layout,
+        hand.turn, hand.passes, hand.pending, hand.must_lead, hand.seed,
+    ))
 
 
 def _passed(state: GameState | None, event: Passed) -> GameState:
     state, hand = _hand_of(state)
-    return _replace(
-        state,
-        hand=_replace(hand, turn=(event.seat + 1) % state.ruleset.seats, passes=hand.passes + 1),
-    )
+    return _with_hand(state, _hand_with(
+        hand, hand.hands, hand.boneyard, hand.layout, (event.seat + 1) % state.move_rules.seats,
+        hand.passes + 1, hand.pending, hand.must_lead, hand.seed,
+    ))
 
 
 def _points_scored(state: GameState | None, event: PointsScored) -> GameState:
     assert state is not None
-    if event.reason == "muggins" and state.hand is not None:
-        state = _replace(state, hand=_replace(state.hand, pending=None))
-    return _replace(state, scores=_added(state.scores, event.side, event.points))
+    hand = state.hand
+    if event.reason == "muggins" and hand is not None:
+        hand = _hand_with(hand, hand.hands, hand.boneyard, hand.layout, hand.turn, hand.passes,
+                          None, hand.must_lead, hand.seed)
+    return GameState(
+        ruleset=state.ruleset,
+        scores=_added(state.scores, event.side, event.points),
+        phase=state.phase,
+        hand=hand,
+        hands_played=state.hands_played,
+        last_leader=state.last_leader,
+        last_domino_seat=state.last_domino_seat,
+        last_winner_seat=state.last_winner_seat,
+        winner_side=state.winner_side,
+        move_rules=state.move_rules,
+    )
 
 
 def _hand_started(state: GameState | None, event: HandStarted) -> GameState:
     assert state is not None
-    return _replace(
-        state,
+    return GameState(
+        ruleset=state.ruleset,
+        scores=state.scores,
         phase="playing",
         hand=HandState(
             number=event.hand,
             leader=event.leader,
             must_lead=event.must_lead,
             commitment=event.commitment,
-            hands=((),) * state.ruleset.seats,
+            hands=((),) * state.move_rules.seats,
             turn=event.leader,
         ),
+        hands_played=state.hands_played,
+        last_leader=state.last_leader,
+        last_domino_seat=state.last_domino_seat,
+        last_winner_seat=state.last_winner_seat,
+        winner_side=state.winner_side,
+        move_rules=state.move_rules,
     )
 
 
 def _seed_sealed(state: GameState | None, event: SeedSealed) -> GameState:
     state, hand = _hand_of(state)
-    return _replace(state, hand=_replace(hand, seed=event.seed))
+    return _with_hand(state, _hand_with(
+        hand, hand.hands, hand.boneyard, hand.layout, hand.turn, hand.passes, hand.pending,
+        hand.must_lead, event.seed,
+    ))
 
 
 def _tiles_dealt(state: GameState | None, event: TilesDealt) -> GameState:
     state, hand = _hand_of(state)
     assert event.tiles is not None
-    return _replace(
-        state, hand=_replace(hand, hands=with_item(hand.hands, event.seat, event.tiles))
-    )
+    return _with_hand(state, _hand_with(
+        hand, with_item(hand.hands, event.seat, event.tiles), hand.boneyard, hand.layout,
+        hand.turn, hand.passes, hand.pending, hand.must_lead, hand.seed,
+    ))
 
 
 def _boneyard_stacked(state: GameState | None, event: BoneyardStacked) -> GameState:
     state, hand = _hand_of(state)
     assert event.tiles is not None
-    return _replace(state, hand=_replace(hand, boneyard=event.tiles))
+    return _with_hand(state, _hand_with(
+        hand, hand.hands, event.tiles, hand.layout, hand.turn, hand.passes, hand.pending,
+        hand.must_lead, hand.seed,
+    ))
 
 
 def _hand_ended(state: GameState | None, event: HandEnded) -> GameState:
     state, hand = _hand_of(state)
-    return _replace(
-        state,
+    return GameState(
+        ruleset=state.ruleset,
+        scores=state.scores,
         phase="between-hands",
         hand=None,
         hands_played=event.hand,
         last_leader=hand.leader,
         last_domino_seat=event.winner_seat if event.outcome == "domino" else None,
         last_winner_seat=event.winner_seat,
+        winner_side=state.winner_side,
+        move_rules=state.move_rules,
     )
 
 
 def _game_ended(state: GameState | None, event: GameEnded) -> GameState:
     assert state is not None
-    return _replace(state, phase="game-over", winner_side=event.winner_side)
+    return GameState(
+        ruleset=state.ruleset,
+        scores=state.scores,
+        phase="game-over",
+        hand=state.hand,
+        hands_played=state.hands_played,
+        last_leader=state.last_leader,
+        last_domino_seat=state.last_domino_seat,
+        last_winner_seat=state.last_winner_seat,
+        winner_side=event.winner_side,
+        move_rules=state.move_rules,
+    )
 
 
 def _game_started(state: GameState | None, event: GameStarted) -> GameState:
@@ -709,6 +788,8 @@ def evolve(state: GameState | None, event: Event) -> GameState:
         return _passed(state, cast(Passed, event))
     if kind is _POINTS_SCORED:
         return _points_scored(state, cast(PointsScored, event))
+    if kind is _TILE_DRAWN:
+        return _tile_drawn(state, cast(TileDrawn, event))
     try:
         evolver = _EVOLVERS[kind]
     except KeyError:
@@ -749,5 +830,7 @@ def advance(state: GameState) -> tuple[GameState, list[Event]]:
 def play(state: GameState, command: AnyCommand) -> tuple[GameState, list[Event]]:
     """``apply`` a player's decision, then ``advance`` through forced moves."""
     state, events = apply(state, command)
+    if _stuck(state) is None:  # the usual case: the next seat has a choice, or the hand is over
+        return state, events
     state, forced = advance(state)
-    return state, events + forced if forced else events
+    return state, events + forced

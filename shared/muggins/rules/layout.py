@@ -16,13 +16,17 @@ Count (RULES.md, "Layout and the count"): the sum of the open ends.
 
 The count is kept up to date by ``placing.place`` (it changes only around
 the arm played on), so reading it costs nothing.  ``placing`` holds the moves.
+
+Spinner and Layout are immutable classes compiled with the engine, as the
+state is (``muggins.rules.state`` says why); ``muggins.rules.stored_state``
+writes them out.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-import msgspec
+from mypy_extensions import mypyc_attr
 
 from muggins.rules.tiles import Tile
 
@@ -39,31 +43,82 @@ def end_name(end: int) -> str:
     return _END_NAMES[end] if end < len(_END_NAMES) else f"arm {end}"
 
 
-class Spinner(msgspec.Struct, frozen=True, array_like=True, gc=False):
-    """A double that opens four ways: where it lies and the two arms it starts."""
+@mypyc_attr(acyclic=True)
+class Spinner:
+    """A double that opens four ways: where it lies and the two arms it starts.
 
-    tile: Tile
-    #: The arm it lies on, or LEAD.
-    arm: int
-    #: Its index in that arm (0 for the lead).
-    position: int
-    #: The two arms its short sides start.
-    short_arms: tuple[int, int]
+    Immutable; on the wire (``muggins.rules.stored_state``) the array
+    ``[tile, arm, position, short_arms]``."""
+
+    __slots__ = ("arm", "position", "short_arms", "tile")
+
+    def __init__(self, tile: Tile, arm: int, position: int, short_arms: tuple[int, int]) -> None:
+        self.tile: Final = tile
+        #: The arm it lies on, or LEAD.
+        self.arm: Final = arm
+        #: Its index in that arm (0 for the lead).
+        self.position: Final = position
+        #: The two arms its short sides start.
+        self.short_arms: Final = short_arms
+
+    def _fields(self) -> tuple[Tile, int, int, tuple[int, int]]:
+        return (self.tile, self.arm, self.position, self.short_arms)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Spinner):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"Spinner(tile={self.tile!r}, arm={self.arm!r}, position={self.position!r}, "
+                f"short_arms={self.short_arms!r})")
 
 
-class Layout(msgspec.Struct, frozen=True, gc=False):
+@mypyc_attr(acyclic=True, free_list_len=1)
+class Layout:
     """The table's tiles.  Immutable: ``placing.place`` returns a new layout."""
 
-    lead: Tile | None = None
-    #: Tiles on each arm, from the root outward.
-    arms: tuple[tuple[Tile, ...], ...] = ()
-    #: The number showing at each arm's open end, or CLOSED.
-    ends: tuple[int, ...] = ()
-    spinners: tuple[Spinner, ...] = ()
-    #: The open ends added up (see the module docstring).
-    count: int = 0
-    #: Bit n set when some open end shows n: a quick "does this tile fit anywhere".
-    open_numbers: int = 0
+    __slots__ = ("arms", "count", "ends", "lead", "open_numbers", "spinners")
+
+    def __init__(
+        self,
+        lead: Tile | None = None,
+        arms: tuple[tuple[Tile, ...], ...] = (),
+        ends: tuple[int, ...] = (),
+        spinners: tuple[Spinner, ...] = (),
+        count: int = 0,
+        open_numbers: int = 0,
+    ) -> None:
+        self.lead: Final = lead
+        #: Tiles on each arm, from the root outward.
+        self.arms: Final = arms
+        #: The number showing at each arm's open end, or CLOSED.
+        self.ends: Final = ends
+        self.spinners: Final = spinners
+        #: The open ends added up (see the module docstring).
+        self.count: Final = count
+        #: Bit n set when some open end shows n: a quick "does this tile fit anywhere".
+        self.open_numbers: Final = open_numbers
+
+    def _fields(self) -> tuple[Tile | None, tuple[tuple[Tile, ...], ...], tuple[int, ...],
+                               tuple[Spinner, ...], int, int]:
+        return (self.lead, self.arms, self.ends, self.spinners, self.count, self.open_numbers)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Layout):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"Layout(lead={self.lead!r}, arms={self.arms!r}, ends={self.ends!r}, "
+                f"spinners={self.spinners!r}, count={self.count!r}, "
+                f"open_numbers={self.open_numbers!r})")
 
     def fits(self, tile: Tile, end: int) -> bool:
         """Whether ``tile`` may go on arm ``end``'s open end."""

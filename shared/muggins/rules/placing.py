@@ -1,8 +1,8 @@
 """Placing a tile on the layout: the new layout and the new count.
 
 The model and the counting rules are in ``layout``'s docstring; these are its
-moves, kept apart as functions because the rules functions are compiled with
-mypyc while the Layout Struct itself stays an ordinary (frozen) msgspec class.
+moves, as functions: the layout is data the engine carries from state to
+state, and every function that makes a new one is here.
 """
 
 from __future__ import annotations
@@ -17,9 +17,6 @@ from muggins.rules.tuples import with_item
 #: ``_BIT[n]`` is the open-numbers bit of an end showing n; ``_BIT[CLOSED]``
 #: (the last entry) is 0, so a closed end adds nothing.
 _BIT: Final = (*(1 << n for n in range(64)), 0)
-#: Bound once: compiled code reads a Final name from a C variable, any other
-#: global from the module's dict at every use (Layout's module is not compiled).
-_LAYOUT: Final = Layout
 
 
 def with_lead(tile: Tile, spinner_mode: SpinnerMode) -> Layout:
@@ -27,7 +24,7 @@ def with_lead(tile: Tile, spinner_mode: SpinnerMode) -> Layout:
     low, high = tile
     numbers = (1 << low) | (1 << high)
     if low == high and spinner_mode != "none":
-        return _LAYOUT(
+        return Layout(
             tile,
             ((), (), (), ()),
             (high, low, CLOSED, CLOSED),
@@ -35,7 +32,7 @@ def with_lead(tile: Tile, spinner_mode: SpinnerMode) -> Layout:
             low + high,
             numbers,
         )
-    return _LAYOUT(tile, ((), ()), (high, low), (), low + high, numbers)
+    return Layout(tile, ((), ()), (high, low), (), low + high, numbers)
 
 
 def count_after(layout: Layout, tile: Tile, end: int) -> int:
@@ -85,7 +82,7 @@ def place(
     if not opens_short_sides and not starts_spinner:
         # The usual play: one arm grows and its end shows a new number.
         new_ends = with_item(ends, end, showing)
-        return _LAYOUT(
+        return Layout(
             layout.lead,
             with_item(arms, end, grown),
             new_ends,
@@ -132,7 +129,7 @@ def _place_around_spinners(
         ends += [CLOSED, CLOSED]
         spinners = (*spinners, Spinner(tile, end, len(arms[end]) - 1, short_arms))
     new_ends = tuple(ends)
-    return _LAYOUT(layout.lead, tuple(arms), new_ends, spinners, count, _open_numbers(new_ends))
+    return Layout(layout.lead, tuple(arms), new_ends, spinners, count, _open_numbers(new_ends))
 
 
 def _open_numbers(ends: tuple[int, ...]) -> int:

@@ -1,50 +1,146 @@
 """The game's state: what a fold of ``game.evolve`` over the events builds.
 
-Kept apart from ``game`` (the functions over it) because the rules functions
-are compiled with mypyc, and a msgspec Struct must stay an ordinary Python
-class to keep its frozen, tagged behaviour.
+Immutable classes compiled with the rules (mypyc): the engine reads their
+fields as machine structs, where a msgspec Struct's are looked up by name at
+every read (about a fifth of a random hand's time went to that).  Their
+fields are ``Final``, so nothing assigns them once made, and a compiled build
+refuses it at run time as well.  They are not events: no state is ever
+stored as it is.  Where a state is written out (the table views, the bot
+workers' jobs), ``muggins.rules.stored_state`` turns it into Structs and
+back.  ``replaced`` gives a copy with some fields changed.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Final, Literal, TypeVar
 
-import msgspec
+from mypy_extensions import mypyc_attr
 
 from muggins.rules.layout import Layout
-from muggins.rules.ruleset import Ruleset
+from muggins.rules.ruleset import Drawing, Ruleset, Scoring, SpinnerMode, TargetCheck
 from muggins.rules.tiles import Tile
 
 Phase = Literal["between-hands", "playing", "game-over"]
 
+#: The layout before the lead.
+EMPTY_LAYOUT: Final = Layout()
 
-# State, events and commands are immutable trees (no reference cycles), so
-# they stay out of the cyclic garbage collector (gc=False): a server holding
-# hundreds of games would otherwise pause for full collections.
-class PendingCount(msgspec.Struct, frozen=True, gc=False):
+
+@mypyc_attr(acyclic=True)
+class MoveRules:
+    """The knobs of a Ruleset that every move reads, copied into a compiled
+    object once per game (``GameState.move_rules``): the Ruleset stays their
+    one owner, and a Struct's fields cost a lookup by name at every read."""
+
+    __slots__ = (
+        "drawing",
+        "muggins_rule",
+        "partnerships",
+        "scoring",
+        "seats",
+        "spinner",
+        "target",
+        "target_check",
+    )
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.seats: Final[int] = ruleset.seats
+        self.partnerships: Final[bool] = ruleset.partnerships
+        self.spinner: Final[SpinnerMode] = ruleset.spinner
+        self.scoring: Final[Scoring] = ruleset.scoring
+        self.muggins_rule: Final[bool] = ruleset.muggins_rule
+        self.drawing: Final[Drawing] = ruleset.drawing
+        self.target: Final[int | None] = ruleset.target
+        self.target_check: Final[TargetCheck] = ruleset.target_check
+
+
+@mypyc_attr(acyclic=True)
+class PendingCount:
     """A count its player did not claim (muggins rule): open to a call until the next play."""
 
-    seat: int
-    points: int
+    __slots__ = ("points", "seat")
+
+    def __init__(self, seat: int, points: int) -> None:
+        self.seat: Final = seat
+        self.points: Final = points
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PendingCount):
+            return NotImplemented
+        return self.seat == other.seat and self.points == other.points
+
+    def __hash__(self) -> int:
+        return hash((self.seat, self.points))
+
+    def __repr__(self) -> str:
+        return f"PendingCount(seat={self.seat!r}, points={self.points!r})"
 
 
-class HandState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    number: int
-    leader: int
-    must_lead: Tile | None
-    commitment: str
-    #: Secret until the hand ends; only the audit trail and HandEnded carry it.
-    seed: str | None = None
-    hands: tuple[tuple[Tile, ...], ...]
-    boneyard: tuple[Tile, ...] = ()
-    layout: Layout = Layout()
-    turn: int
-    #: Passes in a row; as many as there are seats blocks the hand.
-    passes: int = 0
-    pending: PendingCount | None = None
+@mypyc_attr(acyclic=True, free_list_len=1)
+class HandState:
+    """The hand being played."""
+
+    __slots__ = (
+        "boneyard",
+        "commitment",
+        "hands",
+        "layout",
+        "leader",
+        "must_lead",
+        "number",
+        "passes",
+        "pending",
+        "seed",
+        "turn",
+    )
+
+    def __init__(
+        self,
+        *,
+        number: int,
+        leader: int,
+        must_lead: Tile | None,
+        commitment: str,
+        seed: str | None = None,
+        hands: tuple[tuple[Tile, ...], ...],
+        boneyard: tuple[Tile, ...] = (),
+        layout: Layout = EMPTY_LAYOUT,
+        turn: int,
+        passes: int = 0,
+        pending: PendingCount | None = None,
+    ) -> None:
+        self.number: Final = number
+        self.leader: Final = leader
+        self.must_lead: Final = must_lead
+        self.commitment: Final = commitment
+        #: Secret until the hand ends; only the audit trail and HandEnded carry it.
+        self.seed: Final = seed
+        self.hands: Final = hands
+        self.boneyard: Final = boneyard
+        self.layout: Final = layout
+        self.turn: Final = turn
+        #: Passes in a row; as many as there are seats blocks the hand.
+        self.passes: Final = passes
+        self.pending: Final = pending
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.number, self.leader, self.must_lead, self.commitment, self.seed,
+                self.hands, self.boneyard, self.layout, self.turn, self.passes, self.pending)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HandState):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return _repr(self, HAND_FIELDS)
 
 
-class GameState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+@mypyc_attr(acyclic=True, free_list_len=1)
+class GameState:
     """A game between events.
 
     Invariant: ``hand`` is set exactly while ``phase`` is "playing" (HandStarted
@@ -52,13 +148,87 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     alone.  tests/rules/test_properties.py checks it after every event.
     """
 
-    ruleset: Ruleset
-    #: Points per side (a seat, or a partnership).
-    scores: tuple[int, ...]
-    phase: Phase = "between-hands"
-    hand: HandState | None = None
-    hands_played: int = 0
-    last_leader: int | None = None
-    last_domino_seat: int | None = None
-    last_winner_seat: int | None = None
-    winner_side: int | None = None
+    __slots__ = (
+        "hand",
+        "hands_played",
+        "last_domino_seat",
+        "last_leader",
+        "last_winner_seat",
+        "move_rules",
+        "phase",
+        "ruleset",
+        "scores",
+        "winner_side",
+    )
+
+    def __init__(
+        self,
+        *,
+        ruleset: Ruleset,
+        scores: tuple[int, ...],
+        phase: Phase = "between-hands",
+        hand: HandState | None = None,
+        hands_played: int = 0,
+        last_leader: int | None = None,
+        last_domino_seat: int | None = None,
+        last_winner_seat: int | None = None,
+        winner_side: int | None = None,
+        move_rules: MoveRules | None = None,
+    ) -> None:
+        self.ruleset: Final = ruleset
+        #: Points per side (a seat, or a partnership).
+        self.scores: Final = scores
+        self.phase: Final[Phase] = phase
+        self.hand: Final = hand
+        self.hands_played: Final = hands_played
+        self.last_leader: Final = last_leader
+        self.last_domino_seat: Final = last_domino_seat
+        self.last_winner_seat: Final = last_winner_seat
+        self.winner_side: Final = winner_side
+        #: ``ruleset``'s knobs for the moves: passed on from state to state
+        #: by the engine, made from ``ruleset`` where not given.
+        self.move_rules: Final = move_rules if move_rules is not None else MoveRules(ruleset)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.ruleset, self.scores, self.phase, self.hand, self.hands_played,
+                self.last_leader, self.last_domino_seat, self.last_winner_seat,
+                self.winner_side)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return _repr(self, GAME_FIELDS)
+
+
+#: Each class's fields in order (its constructor's keywords, its ``__slots__``).
+HAND_FIELDS: Final = ("number", "leader", "must_lead", "commitment", "seed", "hands", "boneyard",
+                      "layout", "turn", "passes", "pending")
+GAME_FIELDS: Final = ("ruleset", "scores", "phase", "hand", "hands_played", "last_leader",
+                      "last_domino_seat", "last_winner_seat", "winner_side")
+
+
+def _repr(state: HandState | GameState, fields: tuple[str, ...]) -> str:
+    shown = ", ".join(f"{name}={getattr(state, name)!r}" for name in fields)
+    return f"{type(state).__name__}({shown})"
+
+
+State = TypeVar("State", GameState, HandState)
+
+
+def replaced(state: State, **changes: Any) -> State:
+    """A copy of ``state`` (a GameState or a HandState) with ``changes`` made:
+    for tests and tools, which build odd states by hand (the engine itself
+    never needs it)."""
+    fields = GAME_FIELDS if isinstance(state, GameState) else HAND_FIELDS
+    unknown = changes.keys() - set(fields)
+    if unknown:
+        raise TypeError(f"{type(state).__name__} has no field {sorted(unknown)[0]!r}")
+    values = {name: changes[name] if name in changes else getattr(state, name) for name in fields}
+    made: State = type(state)(**values)
+    return made
