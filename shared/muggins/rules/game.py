@@ -268,6 +268,14 @@ def _choose_leader(
 
 
 def _decide_play(state: GameState, command: Play) -> list[Event]:
+    return _play_decided(state, command)[0]
+
+
+def _play_decided(
+    state: GameState, command: Play
+) -> tuple[list[Event], int, Tile, int | None, int, int | None]:
+    """The events of a play, and its TilePlayed's facts (seat, tile, end,
+    count, claim): ``apply`` folds those without reading them back."""
     seat = command.seat
     hand = state.hand
     if hand is None or seat != hand.turn:
@@ -313,14 +321,15 @@ def _decide_play(state: GameState, command: Play) -> list[Event]:
         events.append(_POINTS_SCORED(number, side, seat, points, "count"))
         scores = _added(state.scores, side, points)
         if _target_reached_now(rules, scores, side):
-            return events + _target_reached_events(state, hand, scores, seat, tile)
+            events += _target_reached_events(state, hand, scores, seat, tile)
+            return events, seat, tile, end, count, claim
     else:
         scores = state.scores
     if len(held) == 1:
         remaining = list(hand.hands)
         remaining[seat] = ()
         events += _domino_events(state, hand, tuple(remaining), seat, scores)
-    return events
+    return events, seat, tile, end, count, claim
 
 
 def _decide_draw(state: GameState, command: Draw) -> list[Event]:
@@ -608,19 +617,29 @@ def _hand_of(state: GameState | None) -> tuple[GameState, HandState]:
 
 def _tile_played(state: GameState | None, event: TilePlayed) -> GameState:
     state, hand = _hand_of(state)
+    return _after_play(state, hand, event.seat, event.tile, event.end, event.count, event.claim)
+
+
+def _after_play(
+    state: GameState,
+    hand: HandState,
+    seat: int,
+    tile: Tile,
+    end: int | None,
+    count: int,
+    claim: int | None,
+) -> GameState:
+    """The state after a TilePlayed with these facts."""
     rules = state.move_rules
-    seat = event.seat
-    tile = event.tile
     hands = hand.hands
-    end = event.end
     if end is None:
         layout = placing.with_lead(tile, rules.spinner)
     else:
-        layout = placing.place(hand.layout, tile, end, rules.spinner, event.count)
+        layout = placing.place(hand.layout, tile, end, rules.spinner, count)
     pending = None
     if rules.muggins_rule:
-        points = points_for_count(event.count, rules.scoring)
-        if points and event.claim != points:
+        points = points_for_count(count, rules.scoring)
+        if points and claim != points:
             pending = PendingCount(seat, points)
     return _with_hand(state, _hand_with(
         hand,
@@ -811,6 +830,14 @@ def apply(state: GameState, command: AnyCommand) -> tuple[GameState, list[Event]
 
     Raises an IllegalMove (and the caller keeps the old state) when refused.
     """
+    if type(command) is _PLAY:  # the commonest: its TilePlayed folded from the facts at hand
+        events, seat, tile, end, count, claim = _play_decided(state, command)
+        hand = state.hand
+        assert hand is not None  # _play_decided refuses a play outside a hand
+        state = _after_play(state, hand, seat, tile, end, count, claim)
+        for index in range(1, len(events)):
+            state = evolve(state, events[index])
+        return state, events
     events = decide(state, command)
     for event in events:
         state = evolve(state, event)

@@ -31,6 +31,8 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Final, TypeVar
 
+from mypy_extensions import i64
+
 from muggins.rules.errors import InvalidSeed
 
 SHUFFLE_VERSION: Final = 1
@@ -45,7 +47,7 @@ _SPARE_VALUES: Final = 8
 #: The rejection limit 2^64 - (2^64 mod m) for every m a set up to double-15 needs.
 _LIMITS: Final[tuple[int, ...]] = tuple(_TWO_64 - _TWO_64 % m if m else 0 for m in range(137))
 #: 2^32 mod m for the same m (see _swap_reading_bytes).
-_HIGH_MOD: Final[tuple[int, ...]] = tuple((1 << 32) % m if m else 0 for m in range(137))
+_HIGH_MOD: Final[list[i64]] = [(1 << 32) % m if m else 0 for m in range(137)]
 #: Seven bytes of all ones: how every rejected value starts (the lowest limit
 #: above is 2^64 - 127).
 _SEVEN_ONES: Final = b"\xff" * 7
@@ -54,6 +56,10 @@ _SEVEN_ONES: Final = b"\xff" * 7
 _COMPILED: Final = __file__.endswith((".so", ".pyd"))
 
 T = TypeVar("T")
+
+#: The hashes, bound once (compiled, a module attribute is a lookup by name at every use).
+_SHA256: Final = hashlib.sha256
+_SHAKE_256: Final = hashlib.shake_256
 
 
 #: Reads the bytes of the first ``count`` values of a stream: (seed, label, count).
@@ -73,12 +79,12 @@ def seed_from_hex(seed_hex: str) -> bytes:
 
 def commitment(seed: bytes) -> str:
     """The public commitment to a seed: SHA-256 of its bytes, lowercase hex."""
-    return hashlib.sha256(seed).hexdigest()
+    return _SHA256(seed).hexdigest()
 
 
 def stream_bytes(seed: bytes, label: bytes, count: int) -> bytes:
     """The bytes of the first ``count`` values of the ``label`` stream."""
-    return hashlib.shake_256(label + seed).digest(8 * count)
+    return _SHAKE_256(label + seed).digest(8 * count)
 
 
 def stream_values(seed: bytes, label: bytes, count: int) -> tuple[int, ...]:
@@ -110,17 +116,21 @@ def _next_accepted(
             return value, position, values
 
 
-def shuffled(seed: bytes, items: Sequence[T], read: StreamReader = stream_bytes) -> list[T]:
+def shuffled(seed: bytes, items: Sequence[T], read: StreamReader | None = None) -> list[T]:
     """``items`` in the order the seed's Fisher-Yates shuffle gives.
 
-    ``read`` is where the stream comes from: ``stream_bytes`` but in the
-    tests that feed it values a real seed practically never gives.
+    ``read`` is where the stream comes from: ``stream_bytes`` (None) but in
+    the tests that feed it values a real seed practically never gives.
     """
     deck = list(items)
     n = len(deck)
     if n < 2:
         return deck
-    data = read(seed, SHUFFLE_LABEL, n - 1)
+    if read is None:  # compiled, a direct call; through ``read``, a Python call
+        data = stream_bytes(seed, SHUFFLE_LABEL, n - 1)
+        read = stream_bytes
+    else:
+        data = read(seed, SHUFFLE_LABEL, n - 1)
     # The common case (all but about one hand in 2^48): no value is rejected.
     # A rejected value is at least 2^64 - 127, so its first seven bytes are
     # all ones; a stream without seven such bytes in a row has none.
@@ -145,17 +155,20 @@ def _swap_reading_values(deck: list[T], data: bytes) -> None:
 def _swap_reading_bytes(deck: list[T], data: bytes) -> None:
     """``_swap_reading_values``, reading each value as its two 32-bit halves.
 
-    Compiled, this is all machine arithmetic (a 64-bit value is too big for
-    it, its halves are not): u mod m = ((high mod m) * (2^32 mod m) + low) mod m.
-    Interpreted, it is several times slower than unpacking the values.
+    Compiled, this is all machine arithmetic on ``i64`` (a 64-bit unsigned
+    value is too big for it, its halves are not): u mod m = ((high mod m) *
+    (2^32 mod m) + low) mod m, below 2^33.  Interpreted, it is several times
+    slower than unpacking the values.
     """
-    i = len(deck) - 1
-    k = 0
+    i: i64 = len(deck) - 1
+    k: i64 = 0
     while i > 0:
-        m = i + 1
-        high = (data[k] << 24) | (data[k + 1] << 16) | (data[k + 2] << 8) | data[k + 3]
-        low = (data[k + 4] << 24) | (data[k + 5] << 16) | (data[k + 6] << 8) | data[k + 7]
-        j = (high % m * _HIGH_MOD[m] + low) % m
+        m: i64 = i + 1
+        high: i64 = (i64(data[k]) << 24) | (i64(data[k + 1]) << 16) | (
+            i64(data[k + 2]) << 8) | i64(data[k + 3])
+        low: i64 = (i64(data[k + 4]) << 24) | (i64(data[k + 5]) << 16) | (
+            i64(data[k + 6]) << 8) | i64(data[k + 7])
+        j: i64 = (high % m * _HIGH_MOD[m] + low) % m
         deck[i], deck[j] = deck[j], deck[i]
         i -= 1
         k += 8
@@ -178,8 +191,20 @@ def _shuffled_with_rejections(seed: bytes, deck: list[T], read: StreamReader) ->
     return deck
 
 
-def lottery(seed: bytes, seats: int, read: StreamReader = stream_bytes) -> int:
+def lottery(seed: bytes, seats: int, read: StreamReader | None = None) -> int:
     """The seat the lottery picks to lead (``read`` as for ``shuffled``)."""
+    if read is None:
+        data = stream_bytes(seed, LOTTERY_LABEL, 1)
+        # The first value's high half below 2^32 - 1: the value is below
+        # 2^64 - 2^32, under every rejection limit, so it is taken.
+        high: i64 = (i64(data[0]) << 24) | (i64(data[1]) << 16) | (i64(data[2]) << 8) | i64(
+            data[3])
+        if high != 0xFFFFFFFF:
+            low: i64 = (i64(data[4]) << 24) | (i64(data[5]) << 16) | (i64(data[6]) << 8) | i64(
+                data[7])
+            m: i64 = seats
+            return int((high % m * _HIGH_MOD[m] + low) % m)
+        read = stream_bytes
     limit = _LIMITS[seats]
     count = 4
     while True:
@@ -197,9 +222,9 @@ def hand_seed(game_seed: bytes, hand_number: int) -> bytes:
     this derivation exists so that ``muggins simulate --seed S`` repeats.
     """
     message = HAND_SEED_LABEL + hand_number.to_bytes(8, "big") + game_seed
-    return hashlib.shake_256(message).digest(SEED_BYTES)
+    return _SHAKE_256(message).digest(SEED_BYTES)
 
 
 def game_seed_from_text(text: str) -> bytes:
     """A game seed from any text a person types (SHA-256 of its UTF-8)."""
-    return hashlib.sha256(text.encode("utf-8")).digest()
+    return _SHA256(text.encode("utf-8")).digest()
