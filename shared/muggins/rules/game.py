@@ -57,6 +57,21 @@ _TILE_PLAYED: Final = TilePlayed
 _POINTS_SCORED: Final = PointsScored
 _PASSED: Final = Passed
 _TILE_DRAWN: Final = TileDrawn
+_HAND_STARTED: Final = HandStarted
+_SEED_SEALED: Final = SeedSealed
+_TILES_DEALT: Final = TilesDealt
+_BONEYARD_STACKED: Final = BoneyardStacked
+_HAND_ENDED: Final = HandEnded
+_GAME_ENDED: Final = GameEnded
+_TILE_SET: Final = tile_set
+
+#: The plays ``legal_plays`` made, kept for the next time: a Play is immutable,
+#: the same seat, tile and end always make an equal one, and making them was
+#: most of what listing the plays cost.  Slot ((seat * 16 + low) * 16 + high)
+#: * _ARM_SLOTS + end, for four seats, halves up to 15 and arms below
+#: _ARM_SLOTS (beyond, a play is made each time).
+_ARM_SLOTS: Final = 40
+_KEPT_PLAYS: Final[list[Play | None]] = [None] * (4 * 16 * 16 * _ARM_SLOTS)
 
 # ---------------------------------------------------------------- queries
 
@@ -81,8 +96,20 @@ def legal_plays(state: GameState) -> list[Play]:
         if (numbers >> low) & 1 or (numbers >> high) & 1:
             for end, number in enumerate(ends):
                 if number == low or number == high:
-                    plays.append(_PLAY(seat, tile, end))
+                    plays.append(_play_on(seat, tile, low, high, end))
     return plays
+
+
+def _play_on(seat: int, tile: Tile, low: int, high: int, end: int) -> Play:
+    """Play(seat, tile, end): the kept one, else a new one (kept)."""
+    if seat >= 4 or high >= 16 or end >= _ARM_SLOTS or low < 0:
+        return _PLAY(seat, tile, end)
+    slot = ((seat * 16 + low) * 16 + high) * _ARM_SLOTS + end
+    kept = _KEPT_PLAYS[slot]
+    if kept is None:
+        kept = _PLAY(seat, tile, end)
+        _KEPT_PLAYS[slot] = kept
+    return kept
 
 
 def has_play(state: GameState, seat: int) -> bool:
@@ -208,8 +235,8 @@ def _decide_start_hand(state: GameState, command: StartHand) -> list[Event]:
     if state.phase == "playing":
         raise errors.HandInProgress("a hand is already being played")
     seed = seed_from_hex(command.seed)
-    rules = state.ruleset
-    tiles = tile_set(rules.max_pip)
+    rules = state.move_rules
+    tiles = _TILE_SET(rules.max_pip)
     # Shuffling the tiles' places in the canonical order shuffles the tiles
     # alike; sorting places (small ints) sorts the tiles, since the canonical
     # order is sorted.
@@ -223,7 +250,7 @@ def _decide_start_hand(state: GameState, command: StartHand) -> list[Event]:
     number = state.hands_played + 1
     leader, reason, must_lead = _choose_leader(state, hands, seed)
     events: list[Event] = [
-        HandStarted(
+        _HAND_STARTED(
             hand=number,
             leader=leader,
             leader_reason=reason,
@@ -231,18 +258,18 @@ def _decide_start_hand(state: GameState, command: StartHand) -> list[Event]:
             commitment=commitment(seed),
             shuffle_version=SHUFFLE_VERSION,
         ),
-        SeedSealed(hand=number, seed=command.seed.lower()),
+        _SEED_SEALED(hand=number, seed=command.seed.lower()),
     ]
     for seat, dealt in enumerate(hands):
-        events.append(TilesDealt(hand=number, seat=seat, tile_count=len(dealt), tiles=dealt))
-    events.append(BoneyardStacked(hand=number, tile_count=len(boneyard), tiles=boneyard))
+        events.append(_TILES_DEALT(hand=number, seat=seat, tile_count=len(dealt), tiles=dealt))
+    events.append(_BONEYARD_STACKED(hand=number, tile_count=len(boneyard), tiles=boneyard))
     return events
 
 
 def _choose_leader(
     state: GameState, hands: list[tuple[Tile, ...]], seed: bytes
 ) -> tuple[int, LeaderReason, Tile | None]:
-    rules = state.ruleset
+    rules = state.move_rules
     if state.hands_played == 0:
         rule: str = rules.first_leader
     else:
@@ -344,7 +371,7 @@ def _decide_draw(state: GameState, command: Draw) -> list[Event]:
 
 
 def _draw_events(hand: HandState, seat: int) -> list[Event]:
-    return [TileDrawn(hand=hand.number, seat=seat, tile=hand.boneyard[0])]
+    return [_TILE_DRAWN(hand=hand.number, seat=seat, tile=hand.boneyard[0])]
 
 
 def _decide_pass(state: GameState, command: Pass) -> list[Event]:
@@ -445,7 +472,7 @@ def _target_reached_events(
         hands[seat] = tuple(t for t in hands[seat] if t != played)
     winner = max(range(len(scores)), key=lambda side: scores[side])
     return [
-        HandEnded(
+        _HAND_ENDED(
             hand=hand.number,
             outcome="target-reached",
             winner_side=None,
@@ -454,7 +481,7 @@ def _target_reached_events(
             hands=tuple(hands),
             seed=hand.seed or "",
         ),
-        GameEnded(winner_side=winner, scores=scores),
+        _GAME_ENDED(winner_side=winner, scores=scores),
     ]
 
 
@@ -491,7 +518,7 @@ def _domino_events(
         )
         scores = _added(scores, side, award)
     events.append(
-        HandEnded(
+        _HAND_ENDED(
             hand=hand.number,
             outcome="domino",
             winner_side=side,
@@ -535,7 +562,7 @@ def _blocked_events(state: GameState, hand: HandState) -> list[Event]:
             )
             scores = _added(scores, winner_side, award)
     events.append(
-        HandEnded(
+        _HAND_ENDED(
             hand=hand.number,
             outcome="blocked",
             winner_side=winner_side,
@@ -553,11 +580,11 @@ def _game_end_events(
 ) -> list[Event]:
     """GameEnded if the hand just finished ends the game."""
     if rules.target is None:
-        return [GameEnded(winner_side=hand_winner, scores=scores)]
+        return [_GAME_ENDED(winner_side=hand_winner, scores=scores)]
     top = max(scores)
     leaders = [side for side, score in enumerate(scores) if score == top]
     if top >= rules.target and len(leaders) == 1:
-        return [GameEnded(winner_side=leaders[0], scores=scores)]
+        return [_GAME_ENDED(winner_side=leaders[0], scores=scores)]
     return []
 
 
@@ -654,10 +681,21 @@ def _after_play(
     ))
 
 
+def _with_tile(held: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
+    """``held`` (sorted) with ``tile`` in its place."""
+    index = 0
+    for other in held:
+        if other > tile:
+            break
+        index += 1
+    return held[:index] + (tile,) + held[index:]
+
+
 def _tile_drawn(state: GameState | None, event: TileDrawn) -> GameState:
     state, hand = _hand_of(state)
-    assert event.tile is not None
-    drawn = tuple(sorted((*hand.hands[event.seat], event.tile)))
+    tile = event.tile
+    assert tile is not None
+    drawn = _with_tile(hand.hands[event.seat], tile)
     return _with_hand(state, _hand_with(
         hand, with_item(hand.hands, event.seat, drawn), hand.boneyard[1:], hand.layout,
         hand.turn, hand.passes, hand.pending, hand.must_lead, hand.seed,

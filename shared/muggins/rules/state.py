@@ -17,7 +17,16 @@ from typing import Any, Final, Literal, TypeVar
 from mypy_extensions import mypyc_attr
 
 from muggins.rules.layout import Layout
-from muggins.rules.ruleset import Drawing, Ruleset, Scoring, SpinnerMode, TargetCheck
+from muggins.rules.ruleset import (
+    Drawing,
+    FirstLeader,
+    LeaderWithoutWinner,
+    NextLeader,
+    Ruleset,
+    Scoring,
+    SpinnerMode,
+    TargetCheck,
+)
 from muggins.rules.tiles import Tile
 
 Phase = Literal["between-hands", "playing", "game-over"]
@@ -28,19 +37,24 @@ EMPTY_LAYOUT: Final = Layout()
 
 @mypyc_attr(acyclic=True)
 class MoveRules:
-    """The knobs of a Ruleset that every move reads, copied into a compiled
-    object once per game (``GameState.move_rules``): the Ruleset stays their
+    """The knobs of a Ruleset that every move and deal reads, copied into a
+    compiled object once per game (``GameState.move_rules``): the Ruleset stays their
     one owner, and a Struct's fields cost a lookup by name at every read."""
 
     __slots__ = (
         "drawing",
+        "first_leader",
+        "leader_without_winner",
+        "max_pip",
         "muggins_rule",
+        "next_leader",
         "partnerships",
         "scoring",
         "seats",
         "spinner",
         "target",
         "target_check",
+        "tiles_per_seat",
     )
 
     def __init__(self, ruleset: Ruleset) -> None:
@@ -52,6 +66,11 @@ class MoveRules:
         self.drawing: Final[Drawing] = ruleset.drawing
         self.target: Final[int | None] = ruleset.target
         self.target_check: Final[TargetCheck] = ruleset.target_check
+        self.max_pip: Final[int] = ruleset.max_pip
+        self.tiles_per_seat: Final[int] = ruleset.tiles_per_seat
+        self.first_leader: Final[FirstLeader] = ruleset.first_leader
+        self.next_leader: Final[NextLeader] = ruleset.next_leader
+        self.leader_without_winner: Final[LeaderWithoutWinner] = ruleset.leader_without_winner
 
 
 @mypyc_attr(acyclic=True)
