@@ -69,8 +69,10 @@ _TILE_SET: Final = tile_set
 #: the same seat, tile and end always make an equal one, and making them was
 #: most of what listing the plays cost.  Slot ((seat * 16 + low) * 16 + high)
 #: * _ARM_SLOTS + end, for four seats, halves up to 15 and arms below
-#: _ARM_SLOTS (beyond, a play is made each time).
+#: _ARM_SLOTS (beyond, a play is made each time); a lead (no end) in the
+#: last slot.
 _ARM_SLOTS: Final = 40
+_LEAD_SLOT: Final = _ARM_SLOTS - 1
 _KEPT_PLAYS: Final[list[Play | None]] = [None] * (4 * 16 * 16 * _ARM_SLOTS)
 
 # ---------------------------------------------------------------- queries
@@ -85,9 +87,10 @@ def legal_plays(state: GameState) -> list[Play]:
     tiles = hand.hands[seat]
     layout = hand.layout
     if layout.lead is None:
-        if hand.must_lead is not None:
-            return [_PLAY(seat, hand.must_lead)]
-        return [_PLAY(seat, tile) for tile in tiles]
+        must_lead = hand.must_lead
+        if must_lead is not None:
+            return [_play_on(seat, must_lead, must_lead[0], must_lead[1], None)]
+        return [_play_on(seat, tile, tile[0], tile[1], None) for tile in tiles]
     numbers = layout.open_numbers
     ends = layout.ends
     plays = []
@@ -100,11 +103,17 @@ def legal_plays(state: GameState) -> list[Play]:
     return plays
 
 
-def _play_on(seat: int, tile: Tile, low: int, high: int, end: int) -> Play:
+def _play_on(seat: int, tile: Tile, low: int, high: int, end: int | None) -> Play:
     """Play(seat, tile, end): the kept one, else a new one (kept)."""
-    if seat >= 4 or high >= 16 or end >= _ARM_SLOTS or low < 0:
+    if end is None:
+        place = _LEAD_SLOT
+    elif end < _LEAD_SLOT:
+        place = end
+    else:
         return _PLAY(seat, tile, end)
-    slot = ((seat * 16 + low) * 16 + high) * _ARM_SLOTS + end
+    if seat >= 4 or low < 0 or high >= 16:
+        return _PLAY(seat, tile, end)
+    slot = ((seat * 16 + low) * 16 + high) * _ARM_SLOTS + place
     kept = _KEPT_PLAYS[slot]
     if kept is None:
         kept = _PLAY(seat, tile, end)
