@@ -6,7 +6,10 @@ Prints complete random hands per second for ``block`` (2 seats) and
 #27 sets as bars: block >= 15x OpenSpiel (target 20x), playelephant (2
 seats) >= 10x OpenSpiel (the first rules-engine issue's were 10x and 5x).
 Single process; each rate is the best of a few timed rounds, so a passing
-hiccup of the machine does not decide it.
+hiccup of the machine does not decide it, and the rounds take turns (one of
+each contender, then the next of each): a machine whose speed drifts during
+the run (this one's did by a tenth between runs) slows every contender
+alike instead of whichever ran last.
 ``--smoke``: short rounds, no bars judged; where OpenSpiel is not installed
 the smoke run says so and measures the rules engine alone.
 """
@@ -24,25 +27,31 @@ from muggins.rules.game import legal_plays, play, start_game
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import hand_seed
 
-ROUND_SECONDS = 2.0
-ROUNDS = 3
+ROUND_SECONDS = 1.2
+ROUNDS = 5
 #: Issue #27's bars, as multiples of OpenSpiel's rate in the same run.
 BLOCK_BAR = 15.0
 BLOCK_TARGET = 20.0
 ELEPHANT_BAR = 10.0
 
 
-def best_rate(run_for: Callable[[float], tuple[int, float]]) -> float:
-    """The best hands-per-second of ROUNDS timed rounds."""
-    run_for(0.2)  # warm up
-    rates = []
+Contender = Callable[[float], tuple[int, float]]
+
+
+def best_rates(contenders: dict[str, Contender]) -> dict[str, float]:
+    """Each contender's best hands-per-second of ROUNDS timed rounds, the
+    rounds taken in turns."""
+    for run_for in contenders.values():
+        run_for(0.2)  # warm up
+    rates: dict[str, list[float]] = {label: [] for label in contenders}
     for _ in range(ROUNDS):
-        hands, elapsed = run_for(ROUND_SECONDS)
-        rates.append(hands / elapsed)
-    return max(rates)
+        for label, run_for in contenders.items():
+            hands, elapsed = run_for(ROUND_SECONDS)
+            rates[label].append(hands / elapsed)
+    return {label: max(measured) for label, measured in rates.items()}
 
 
-def muggins_playouts(name: str, seats: int, partners: bool) -> Callable[[float], tuple[int, float]]:
+def muggins_playouts(name: str, seats: int, partners: bool) -> Contender:
     rules = preset(name, seats, partners)
     rng = random.Random(2026)
     game_seed = b"benchmark-seed-for-random-hands"
@@ -66,7 +75,7 @@ def muggins_playouts(name: str, seats: int, partners: bool) -> Callable[[float],
     return run_for
 
 
-def open_spiel_playouts() -> Callable[[float], tuple[int, float]]:
+def open_spiel_playouts() -> Contender:
     import pyspiel  # the optional yardstick: pip install 'muggins[bench]'
     from open_spiel.python.games import block_dominoes  # noqa: F401  registers the game
 
@@ -97,7 +106,7 @@ def main(smoke: bool = False) -> int:
     global ROUND_SECONDS, ROUNDS
     if smoke:
         ROUND_SECONDS, ROUNDS = 0.2, 1
-    open_spiel: Callable[[float], tuple[int, float]] | None
+    open_spiel: Contender | None
     try:
         open_spiel = open_spiel_playouts()
     except ImportError:
@@ -105,13 +114,14 @@ def main(smoke: bool = False) -> int:
         if not smoke:
             return 2
         open_spiel = None
-    results = {
-        "muggins block, 2 seats": best_rate(muggins_playouts("block", 2, False)),
-        "muggins playelephant, 2 seats": best_rate(muggins_playouts("playelephant", 2, False)),
-        "muggins playelephant, 4 seats": best_rate(muggins_playouts("playelephant", 4, True)),
+    contenders = {
+        "muggins block, 2 seats": muggins_playouts("block", 2, False),
+        "muggins playelephant, 2 seats": muggins_playouts("playelephant", 2, False),
+        "muggins playelephant, 4 seats": muggins_playouts("playelephant", 4, True),
     }
     if open_spiel is not None:
-        results["OpenSpiel python_block_dominoes"] = best_rate(open_spiel)
+        contenders["OpenSpiel python_block_dominoes"] = open_spiel
+    results = best_rates(contenders)
     print(f"rules engine: {compiled.describe()}")
     for label, rate in results.items():
         print(f"{label:<34} {rate:>10,.0f} random hands/s")

@@ -14,6 +14,7 @@ ends by arm number.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import cache
 from typing import Any, Final, cast
 
 from muggins.rules import errors, placing
@@ -249,7 +250,7 @@ def _decide_start_hand(state: GameState, command: StartHand) -> list[Event]:
     # Shuffling the tiles' places in the canonical order shuffles the tiles
     # alike; sorting places (small ints) sorts the tiles, since the canonical
     # order is sorted.
-    order = shuffled(seed, range(len(tiles)))
+    order = shuffled(seed, _places(len(tiles)))
     per_seat = rules.tiles_per_seat
     hands = [
         tuple([tiles[i] for i in sorted(order[s * per_seat : (s + 1) * per_seat])])
@@ -273,6 +274,12 @@ def _decide_start_hand(state: GameState, command: StartHand) -> list[Event]:
         events.append(_TILES_DEALT(hand=number, seat=seat, tile_count=len(dealt), tiles=dealt))
     events.append(_BONEYARD_STACKED(hand=number, tile_count=len(boneyard), tiles=boneyard))
     return events
+
+
+@cache
+def _places(count: int) -> tuple[int, ...]:
+    """0 .. count - 1: the places in a set the shuffle orders (made once per set size)."""
+    return tuple(range(count))
 
 
 def _choose_leader(
@@ -494,18 +501,16 @@ def _target_reached_events(
     ]
 
 
-def _award(
-    rules: Ruleset, moves: MoveRules, seat_pips: tuple[int, ...], side: int, blocked: bool
-) -> int:
+def _award(rules: MoveRules, seat_pips: tuple[int, ...], side: int, blocked: bool) -> int:
     """The hand winner's award from the seats' remaining pips."""
     if rules.hand_award == "one-point":
         return 1
-    opponents = [p for s, p in enumerate(seat_pips) if _side(moves, s) != side]
+    opponents = [p for s, p in enumerate(seat_pips) if _side(rules, s) != side]
     if not blocked or rules.blocked_award == "opponents":
         return rounded_total(opponents, rules.rounding)
     if rules.blocked_award == "pips-of-others":
         return sum(opponents)
-    own = [p for s, p in enumerate(seat_pips) if _side(moves, s) == side]
+    own = [p for s, p in enumerate(seat_pips) if _side(rules, s) == side]
     return max(0, rounded_total(opponents, rules.rounding) - rounded_total(own, rules.rounding))
 
 
@@ -519,7 +524,7 @@ def _domino_events(
     moves = state.move_rules
     side = _side(moves, seat)
     seat_pips = _seat_pips(hands)
-    award = _award(state.ruleset, moves, seat_pips, side, blocked=False)
+    award = _award(moves, seat_pips, side, blocked=False)
     events: list[Event] = []
     if award:
         events.append(
@@ -558,7 +563,7 @@ def _blocked_events(state: GameState, hand: HandState) -> list[Event]:
         winner_seat = min(
             (p, s) for s, p in enumerate(seat_pips) if _side(moves, s) == winner_side
         )[1]
-        award = _award(state.ruleset, moves, seat_pips, winner_side, blocked=True)
+        award = _award(moves, seat_pips, winner_side, blocked=True)
         if award:
             events.append(
                 PointsScored(

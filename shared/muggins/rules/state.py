@@ -18,10 +18,13 @@ from mypy_extensions import mypyc_attr
 
 from muggins.rules.layout import Layout
 from muggins.rules.ruleset import (
+    BlockedAward,
     Drawing,
     FirstLeader,
+    HandAward,
     LeaderWithoutWinner,
     NextLeader,
+    Rounding,
     Ruleset,
     Scoring,
     SpinnerMode,
@@ -37,18 +40,23 @@ EMPTY_LAYOUT: Final = Layout()
 
 @mypyc_attr(acyclic=True)
 class MoveRules:
-    """The knobs of a Ruleset that every move and deal reads, copied into a
-    compiled object once per game (``GameState.move_rules``): the Ruleset stays their
-    one owner, and a Struct's fields cost a lookup by name at every read."""
+    """The knobs of a Ruleset that the engine reads as a game is played (every
+    move, deal and hand's end), copied into a compiled object once per game
+    (``GameState.move_rules``): the Ruleset stays their one owner, and a
+    Struct's fields cost a lookup by name at every read."""
 
     __slots__ = (
+        "blocked_award",
         "drawing",
         "first_leader",
+        "hand_award",
         "leader_without_winner",
         "max_pip",
         "muggins_rule",
         "next_leader",
         "partnerships",
+        "rounding",
+        "ruleset",
         "scoring",
         "seats",
         "spinner",
@@ -58,6 +66,8 @@ class MoveRules:
     )
 
     def __init__(self, ruleset: Ruleset) -> None:
+        #: The ruleset they were copied from.
+        self.ruleset: Final = ruleset
         self.seats: Final[int] = ruleset.seats
         self.partnerships: Final[bool] = ruleset.partnerships
         self.spinner: Final[SpinnerMode] = ruleset.spinner
@@ -71,6 +81,26 @@ class MoveRules:
         self.first_leader: Final[FirstLeader] = ruleset.first_leader
         self.next_leader: Final[NextLeader] = ruleset.next_leader
         self.leader_without_winner: Final[LeaderWithoutWinner] = ruleset.leader_without_winner
+        self.hand_award: Final[HandAward] = ruleset.hand_award
+        self.blocked_award: Final[BlockedAward] = ruleset.blocked_award
+        self.rounding: Final[Rounding] = ruleset.rounding
+
+
+#: The last MoveRules made: a new game of the same Ruleset object (self-play,
+#: a table's next game) takes it instead of copying the knobs again.
+_LAST_MOVE_RULES: Final[list[MoveRules]] = []
+
+
+def _move_rules(ruleset: Ruleset) -> MoveRules:
+    """``ruleset``'s MoveRules: the last ones made if made of this very object."""
+    if _LAST_MOVE_RULES and _LAST_MOVE_RULES[0].ruleset is ruleset:
+        return _LAST_MOVE_RULES[0]
+    made = MoveRules(ruleset)
+    if _LAST_MOVE_RULES:
+        _LAST_MOVE_RULES[0] = made
+    else:
+        _LAST_MOVE_RULES.append(made)
+    return made
 
 
 @mypyc_attr(acyclic=True)
@@ -206,7 +236,7 @@ class GameState:
         self.winner_side: Final = winner_side
         #: ``ruleset``'s knobs for the moves: passed on from state to state
         #: by the engine, made from ``ruleset`` where not given.
-        self.move_rules: Final = move_rules if move_rules is not None else MoveRules(ruleset)
+        self.move_rules: Final = move_rules if move_rules is not None else _move_rules(ruleset)
 
     def _fields(self) -> tuple[object, ...]:
         return (self.ruleset, self.scores, self.phase, self.hand, self.hands_played,
