@@ -189,3 +189,20 @@ def test_engine_lottery_equals_a_literal_reading_of_the_spec() -> None:
         for seats in (2, 3, 4):
             # A first value past the limit is rejected about once in 2^62 draws.
             assert lottery(seed, seats) == int.from_bytes(first, "big") % seats
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_the_lottery_takes_a_value_whose_high_half_is_all_ones_yet_under_the_limit(
+    seats: int,
+) -> None:
+    # The lottery's quick reading takes a first value whose high half is not
+    # all ones; this one's is, so it reads the stream the general way.
+    value = 2**64 - 2**20 + 5
+    assert lottery(ZERO_SEED, seats, read=_stream_of([value, 10])) == value % seats
+
+
+def test_a_set_larger_than_the_quick_readings_tables_is_shuffled_the_general_way() -> None:
+    # 137 places: past the 136 the rejection tables hold (double-15 has 136 tiles).
+    seed = bytes(range(32))
+    values = list(stream_values(seed, SHUFFLE_LABEL, 136 + 8))
+    assert shuffled(seed, range(137)) == _literal_shuffle(values, 137)

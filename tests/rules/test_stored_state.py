@@ -5,8 +5,11 @@ the same state."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -14,10 +17,18 @@ import pytest
 from muggins.infra.compiled import engine_is_compiled
 from muggins.rules.commands import Play, StartHand
 from muggins.rules.game import legal_moves, play, points_if_played, start_game
-from muggins.rules.layout import Spinner
+from muggins.rules.layout import Layout, Spinner
 from muggins.rules.presets import preset
 from muggins.rules.shuffle import hand_seed
-from muggins.rules.state import GAME_FIELDS, HAND_FIELDS, GameState, HandState, replaced
+from muggins.rules.state import (
+    GAME_FIELDS,
+    HAND_FIELDS,
+    GameState,
+    HandState,
+    MoveRules,
+    PendingCount,
+    replaced,
+)
 from muggins.rules.stored_state import (
     StoredGame,
     StoredHand,
@@ -26,6 +37,7 @@ from muggins.rules.stored_state import (
     decode_state,
     encode_state,
 )
+from muggins.rules.tiles import Tile
 
 #: States written by the Struct classes (before the state was compiled):
 #: a pending muggins count, six spinners, between hands, and a game's end.
@@ -71,8 +83,9 @@ def test_every_state_of_a_game_round_trips(name: str, seats: int, partners: bool
             if isinstance(move, Play) and rng.random() < 0.5:  # leave some counts unclaimed
                 move = msgspec.structs.replace(move, claim=points_if_played(state, move) or None)
             state, _ = play(state, move)
-        again = decode_state(encode_state(state))
-        assert again == state
+        written = encode_state(state)
+        again = decode_state(written)
+        assert again == state and encode_state(again) == written
         assert again.move_rules.seats == seats
 
 
@@ -100,3 +113,50 @@ def test_a_state_cannot_be_changed_in_place_only_replaced() -> None:
             state.scores = (9, 9)  # type: ignore[misc]
         with pytest.raises(AttributeError):
             hand.layout.count = 9  # type: ignore[misc]
+
+
+def _mid_hand() -> GameState:
+    """A five-up game some plays in: spinners, and a count left unclaimed."""
+    for line in GOLDEN.read_bytes().splitlines():
+        state = decode_state(line)
+        if state.hand is not None and state.hand.layout.spinners:
+            return state
+    raise AssertionError("the golden rows hold a spinner")
+
+
+def test_a_state_copies_and_pickles_as_itself() -> None:
+    state = _mid_hand()
+    hand = state.hand
+    assert hand is not None
+    for value in (state, hand, hand.layout, hand.layout.spinners[0], PendingCount(1, 10),
+                  state.move_rules):
+        for again in (copy.copy(value), copy.deepcopy(value),
+                      pickle.loads(pickle.dumps(value))):
+            assert type(again) is type(value)
+            if isinstance(value, MoveRules):
+                assert isinstance(again, MoveRules) and again.ruleset == value.ruleset
+            else:
+                assert again == value and hash(again) == hash(value)
+
+
+def test_every_field_counts_for_equality() -> None:
+    state = _mid_hand()
+    hand = state.hand
+    assert hand is not None
+    other_game: dict[str, Any] = {
+        "ruleset": preset("all-fives", 2), "scores": (95, 0), "phase": "game-over",
+        "hand": None, "hands_played": 7, "last_leader": 1, "last_domino_seat": 1,
+        "last_winner_seat": 1, "winner_side": 0,
+    }
+    other_hand: dict[str, Any] = {
+        "number": 9, "leader": 1 - hand.leader, "must_lead": Tile(6, 6), "commitment": "00",
+        "seed": "11", "hands": ((), ()), "boneyard": (Tile(0, 0),), "layout": Layout(),
+        "turn": 1 - hand.turn, "passes": 1, "pending": PendingCount(0, 15),
+    }
+    assert set(other_game) == set(GAME_FIELDS) and set(other_hand) == set(HAND_FIELDS)
+    for name, value in other_game.items():
+        assert getattr(state, name) != value, name
+        assert replaced(state, **{name: value}) != state, name
+    for name, value in other_hand.items():
+        assert getattr(hand, name) != value, name
+        assert replaced(hand, **{name: value}) != hand, name

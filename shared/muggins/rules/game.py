@@ -49,7 +49,7 @@ from muggins.rules.state import GameState, HandState, MoveRules, PendingCount
 from muggins.rules.tiles import Tile, tile_set
 from muggins.rules.tuples import with_item, without
 
-# Classes of the uncompiled modules that the hot paths use, bound once: in
+# Classes and functions of the uncompiled modules that the hot paths use, bound once: in
 # the compiled module a Final name is a C variable, any other global a lookup
 # in the module's dict at every use.
 _PLAY: Final = Play
@@ -69,9 +69,10 @@ _TILE_SET: Final = tile_set
 #: The plays ``legal_plays`` made, kept for the next time: a Play is immutable,
 #: the same seat, tile and end always make an equal one, and making them was
 #: most of what listing the plays cost.  Slot ((seat * 16 + low) * 16 + high)
-#: * _ARM_SLOTS + end, for four seats, halves up to 15 and arms below
-#: _ARM_SLOTS (beyond, a play is made each time); a lead (no end) in the
-#: last slot.
+#: * _ARM_SLOTS + end, for seats 0-3, a Tile of halves 0-15 and arms below
+#: _LEAD_SLOT; a lead (no end) in _LEAD_SLOT.  Anything else (a state built
+#: by hand, with a bare pair for a tile or a seat out of range) gets a new
+#: play each time: a kept one is shared by every game of the process.
 _ARM_SLOTS: Final = 40
 _LEAD_SLOT: Final = _ARM_SLOTS - 1
 _KEPT_PLAYS: Final[list[Play | None]] = [None] * (4 * 16 * 16 * _ARM_SLOTS)
@@ -112,7 +113,7 @@ def _play_on(seat: int, tile: Tile, low: int, high: int, end: int | None) -> Pla
         place = end
     else:
         return _PLAY(seat, tile, end)
-    if seat >= 4 or low < 0 or high >= 16:
+    if not (0 <= seat < 4 and 0 <= low < 16 and 0 <= high < 16) or type(tile) is not _TILE:
         return _PLAY(seat, tile, end)
     slot = ((seat * 16 + low) * 16 + high) * _ARM_SLOTS + place
     kept = _KEPT_PLAYS[slot]
@@ -331,7 +332,7 @@ def _play_decided(
         tile = Tile(low, high)
     held = hand.hands[seat]
     if tile not in held:
-        max_pip = state.ruleset.max_pip
+        max_pip = rules.max_pip
         if low < 0 or high > max_pip:
             raise errors.UnknownTile(f"{high}-{low} is not in the double-{max_pip} set")
         raise errors.TileNotInHand(f"seat {seat} does not hold the {tile}")
@@ -696,12 +697,16 @@ def _after_play(
 
 
 def _with_tile(held: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
-    """``held`` (sorted) with ``tile`` in its place."""
-    index = 0
-    for other in held:
-        if other > tile:
-            break
-        index += 1
+    """``held`` and ``tile``, sorted: the tile put in its place when ``held``
+    is sorted (as the engine deals and keeps every hand), else all sorted."""
+    index = len(held)
+    previous: Tile | None = None
+    for position, other in enumerate(held):
+        if previous is not None and other < previous:  # a hand built out of order
+            return tuple(sorted((*held, tile)))
+        if index == len(held) and other > tile:
+            index = position
+        previous = other
     return held[:index] + (tile,) + held[index:]
 
 

@@ -64,6 +64,10 @@ class Spinner:
     def _fields(self) -> tuple[Tile, int, int, tuple[int, int]]:
         return (self.tile, self.arm, self.position, self.short_arms)
 
+    def __reduce__(self) -> tuple[type[Spinner], tuple[Tile, int, int, tuple[int, int]]]:
+        """Copied and pickled as made: its fields, given to its constructor again."""
+        return (Spinner, self._fields())
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Spinner):
             return NotImplemented
@@ -106,6 +110,12 @@ class Layout:
     def _fields(self) -> tuple[Tile | None, tuple[tuple[Tile, ...], ...], tuple[int, ...],
                                tuple[Spinner, ...], int, int]:
         return (self.lead, self.arms, self.ends, self.spinners, self.count, self.open_numbers)
+
+    def __reduce__(self) -> tuple[type[Layout], tuple[Tile | None, tuple[tuple[Tile, ...], ...],
+                                                    tuple[int, ...], tuple[Spinner, ...], int,
+                                                    int]]:
+        """Copied and pickled as made: its fields, given to its constructor again."""
+        return (Layout, self._fields())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Layout):

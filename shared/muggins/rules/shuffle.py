@@ -134,7 +134,7 @@ def shuffled(seed: bytes, items: Sequence[T], read: StreamReader | None = None) 
     # The common case (all but about one hand in 2^48): no value is rejected.
     # A rejected value is at least 2^64 - 127, so its first seven bytes are
     # all ones; a stream without seven such bytes in a row has none.
-    if n <= len(_LIMITS) and _SEVEN_ONES not in data:
+    if n < len(_LIMITS) and _SEVEN_ONES not in data:
         if _COMPILED:
             _swap_reading_bytes(deck, data)
         else:
@@ -193,17 +193,16 @@ def _shuffled_with_rejections(seed: bytes, deck: list[T], read: StreamReader) ->
 
 def lottery(seed: bytes, seats: int, read: StreamReader | None = None) -> int:
     """The seat the lottery picks to lead (``read`` as for ``shuffled``)."""
+    # Compiled, a direct call; through ``read``, a Python call.
+    data = stream_bytes(seed, LOTTERY_LABEL, 1) if read is None else read(seed, LOTTERY_LABEL, 1)
+    # The first value's high half below 2^32 - 1: the value is below
+    # 2^64 - 2^32, under every rejection limit, so it is taken.
+    high: i64 = (i64(data[0]) << 24) | (i64(data[1]) << 16) | (i64(data[2]) << 8) | i64(data[3])
+    if high != 0xFFFFFFFF:
+        low: i64 = (i64(data[4]) << 24) | (i64(data[5]) << 16) | (i64(data[6]) << 8) | i64(data[7])
+        m: i64 = seats
+        return int((high % m * _HIGH_MOD[m] + low) % m)
     if read is None:
-        data = stream_bytes(seed, LOTTERY_LABEL, 1)
-        # The first value's high half below 2^32 - 1: the value is below
-        # 2^64 - 2^32, under every rejection limit, so it is taken.
-        high: i64 = (i64(data[0]) << 24) | (i64(data[1]) << 16) | (i64(data[2]) << 8) | i64(
-            data[3])
-        if high != 0xFFFFFFFF:
-            low: i64 = (i64(data[4]) << 24) | (i64(data[5]) << 16) | (i64(data[6]) << 8) | i64(
-                data[7])
-            m: i64 = seats
-            return int((high % m * _HIGH_MOD[m] + low) % m)
         read = stream_bytes
     limit = _LIMITS[seats]
     count = 4

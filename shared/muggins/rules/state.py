@@ -12,6 +12,7 @@ back.  ``replaced`` gives a copy with some fields changed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final, Literal, TypeVar
 
 from mypy_extensions import mypyc_attr
@@ -65,6 +66,10 @@ class MoveRules:
         "tiles_per_seat",
     )
 
+    def __reduce__(self) -> tuple[type[MoveRules], tuple[Ruleset]]:
+        """Copied and pickled as made: from the ruleset again."""
+        return (MoveRules, (self.ruleset,))
+
     def __init__(self, ruleset: Ruleset) -> None:
         #: The ruleset they were copied from.
         self.ruleset: Final = ruleset
@@ -93,8 +98,9 @@ _LAST_MOVE_RULES: Final[list[MoveRules]] = []
 
 def _move_rules(ruleset: Ruleset) -> MoveRules:
     """``ruleset``'s MoveRules: the last ones made if made of this very object."""
-    if _LAST_MOVE_RULES and _LAST_MOVE_RULES[0].ruleset is ruleset:
-        return _LAST_MOVE_RULES[0]
+    last = _LAST_MOVE_RULES[0] if _LAST_MOVE_RULES else None
+    if last is not None and last.ruleset is ruleset:
+        return last
     made = MoveRules(ruleset)
     if _LAST_MOVE_RULES:
         _LAST_MOVE_RULES[0] = made
@@ -112,6 +118,10 @@ class PendingCount:
     def __init__(self, seat: int, points: int) -> None:
         self.seat: Final = seat
         self.points: Final = points
+
+    def __reduce__(self) -> tuple[type[PendingCount], tuple[int, int]]:
+        """Copied and pickled as made: its fields, given to its constructor again."""
+        return (PendingCount, (self.seat, self.points))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PendingCount):
@@ -176,6 +186,10 @@ class HandState:
         return (self.number, self.leader, self.must_lead, self.commitment, self.seed,
                 self.hands, self.boneyard, self.layout, self.turn, self.passes, self.pending)
 
+    def __reduce__(self) -> tuple[Callable[..., HandState], tuple[object, ...]]:
+        """Copied and pickled as made: its fields, given to its constructor again."""
+        return (_hand_state, self._fields())
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, HandState):
             return NotImplemented
@@ -236,12 +250,19 @@ class GameState:
         self.winner_side: Final = winner_side
         #: ``ruleset``'s knobs for the moves: passed on from state to state
         #: by the engine, made from ``ruleset`` where not given.
+        if move_rules is not None and move_rules.ruleset is not ruleset:
+            raise ValueError("move_rules are another ruleset's")
         self.move_rules: Final = move_rules if move_rules is not None else _move_rules(ruleset)
 
     def _fields(self) -> tuple[object, ...]:
         return (self.ruleset, self.scores, self.phase, self.hand, self.hands_played,
                 self.last_leader, self.last_domino_seat, self.last_winner_seat,
                 self.winner_side)
+
+    def __reduce__(self) -> tuple[Callable[..., GameState], tuple[object, ...]]:
+        """Copied and pickled as made: its fields, given to its constructor
+        again (``move_rules`` made anew from the ruleset)."""
+        return (_game_state, self._fields())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
@@ -255,11 +276,22 @@ class GameState:
         return _repr(self, GAME_FIELDS)
 
 
-#: Each class's fields in order (its constructor's keywords, its ``__slots__``).
+#: Each class's fields in order: its constructor's keywords, and what
+#: ``_fields`` gives (GameState's ``move_rules`` are made from its ruleset).
 HAND_FIELDS: Final = ("number", "leader", "must_lead", "commitment", "seed", "hands", "boneyard",
                       "layout", "turn", "passes", "pending")
 GAME_FIELDS: Final = ("ruleset", "scores", "phase", "hand", "hands_played", "last_leader",
                       "last_domino_seat", "last_winner_seat", "winner_side")
+
+
+def _hand_state(*values: Any) -> HandState:
+    """The HandState of these field values, in HAND_FIELDS' order (unpickling)."""
+    return HandState(**dict(zip(HAND_FIELDS, values, strict=True)))
+
+
+def _game_state(*values: Any) -> GameState:
+    """The GameState of these field values, in GAME_FIELDS' order (unpickling)."""
+    return GameState(**dict(zip(GAME_FIELDS, values, strict=True)))
 
 
 def _repr(state: HandState | GameState, fields: tuple[str, ...]) -> str:
