@@ -698,15 +698,17 @@ def _after_play(
 
 def _with_tile(held: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
     """``held`` and ``tile``, sorted: the tile put in its place when ``held``
-    is sorted (as the engine deals and keeps every hand), else all sorted."""
+    is sorted (as the engine deals and keeps every hand), else all sorted.
+    Tiles order as (low, high), compared here as the ints they hold."""
+    low, high = tile
     index = len(held)
-    previous: Tile | None = None
-    for position, other in enumerate(held):
-        if previous is not None and other < previous:  # a hand built out of order
-            return tuple(sorted((*held, tile)))
-        if index == len(held) and other > tile:
+    last_low = last_high = -1
+    for position, (other_low, other_high) in enumerate(held):
+        if other_low < last_low or (other_low == last_low and other_high < last_high):
+            return tuple(sorted((*held, tile)))  # a hand built out of order
+        if index == len(held) and (other_low > low or (other_low == low and other_high > high)):
             index = position
-        previous = other
+        last_low, last_high = other_low, other_high
     return held[:index] + (tile,) + held[index:]
 
 
