@@ -206,3 +206,8 @@ def test_a_set_larger_than_the_quick_readings_tables_is_shuffled_the_general_way
     seed = bytes(range(32))
     values = list(stream_values(seed, SHUFFLE_LABEL, 136 + 8))
     assert shuffled(seed, range(137)) == _literal_shuffle(values, 137)
+
+
+def test_more_rejections_than_spare_values_read_the_stream_on() -> None:
+    values = [2**64 - 1] * 10 + [5, 6, 7]
+    assert shuffled(ZERO_SEED, range(3), read=_stream_of(values)) == _literal_shuffle(values, 3)

@@ -116,7 +116,7 @@ def test_a_state_cannot_be_changed_in_place_only_replaced() -> None:
 
 
 def _mid_hand() -> GameState:
-    """A five-up game some plays in: spinners, and a count left unclaimed."""
+    """A five-up game some plays in: six spinners on the board."""
     for line in GOLDEN.read_bytes().splitlines():
         state = decode_state(line)
         if state.hand is not None and state.hand.layout.spinners:
@@ -125,18 +125,33 @@ def _mid_hand() -> GameState:
 
 
 def test_a_state_copies_and_pickles_as_itself() -> None:
+    for line in GOLDEN.read_bytes().splitlines():  # a pending count, spinners, between hands
+        state = decode_state(line)
+        values: list[object] = [state, state.move_rules, PendingCount(1, 10)]
+        hand = state.hand
+        if hand is not None:
+            values += [hand, hand.layout, *hand.layout.spinners]
+            if hand.pending is not None:
+                values.append(hand.pending)
+        for value in values:
+            for again in (copy.copy(value), copy.deepcopy(value),
+                          pickle.loads(pickle.dumps(value))):
+                assert type(again) is type(value)
+                if isinstance(value, MoveRules):
+                    assert isinstance(again, MoveRules) and again.ruleset == value.ruleset
+                else:
+                    assert again == value and hash(again) == hash(value)
+                if isinstance(again, GameState):
+                    assert again.move_rules.ruleset is again.ruleset
+                    assert encode_state(again) == line
+
+
+def test_a_state_refuses_another_rulesets_move_rules() -> None:
     state = _mid_hand()
-    hand = state.hand
-    assert hand is not None
-    for value in (state, hand, hand.layout, hand.layout.spinners[0], PendingCount(1, 10),
-                  state.move_rules):
-        for again in (copy.copy(value), copy.deepcopy(value),
-                      pickle.loads(pickle.dumps(value))):
-            assert type(again) is type(value)
-            if isinstance(value, MoveRules):
-                assert isinstance(again, MoveRules) and again.ruleset == value.ruleset
-            else:
-                assert again == value and hash(again) == hash(value)
+    other = preset("all-fives", 2)
+    with pytest.raises(ValueError, match="another ruleset"):
+        GameState(ruleset=state.ruleset, scores=state.scores, move_rules=MoveRules(other))
+    assert GameState(ruleset=other, scores=(0, 0), move_rules=MoveRules(other)).scores == (0, 0)
 
 
 def test_every_field_counts_for_equality() -> None:

@@ -106,19 +106,23 @@ def legal_plays(state: GameState) -> list[Play]:
 
 
 def _play_on(seat: int, tile: Tile, low: int, high: int, end: int | None) -> Play:
-    """Play(seat, tile, end): the kept one, else a new one (kept)."""
+    """Play(seat, tile, end), ``low`` and ``high`` being the tile's halves:
+    the kept one, else a new one (kept when it may be)."""
     if end is None:
         place = _LEAD_SLOT
-    elif end < _LEAD_SLOT:
+    elif 0 <= end < _LEAD_SLOT:
         place = end
     else:
         return _PLAY(seat, tile, end)
-    if not (0 <= seat < 4 and 0 <= low < 16 and 0 <= high < 16) or type(tile) is not _TILE:
+    # Only a Tile of plain ints is kept: a bool or an int subclass would
+    # compare equal and then be written out as itself in every later game.
+    if (not (0 <= seat < 4 and 0 <= low < 16 and 0 <= high < 16) or type(tile) is not _TILE
+            or type(tile[0]) is not int or type(tile[1]) is not int):
         return _PLAY(seat, tile, end)
     slot = ((seat * 16 + low) * 16 + high) * _ARM_SLOTS + place
     kept = _KEPT_PLAYS[slot]
     if kept is None:
-        kept = _PLAY(seat, tile, end)
+        kept = _PLAY(int(seat), tile, end)
         _KEPT_PLAYS[slot] = kept
     return kept
 

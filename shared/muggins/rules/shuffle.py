@@ -181,6 +181,8 @@ def _shuffled_with_rejections(seed: bytes, deck: list[T], read: StreamReader) ->
     position = 0
     for i in range(n - 1, 0, -1):
         m = i + 1
+        if position == len(values):  # more rejections than spare values: read on
+            values = _values(read(seed, SHUFFLE_LABEL, 2 * len(values)))
         value = values[position]
         position += 1
         limit = _LIMITS[m] if m < len(_LIMITS) else _TWO_64 - _TWO_64 % m
