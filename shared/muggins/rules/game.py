@@ -114,17 +114,22 @@ def _play_on(seat: int, tile: Tile, low: int, high: int, end: int | None) -> Pla
         place = end
     else:
         return _PLAY(seat, tile, end)
-    # Only a Tile of plain ints is kept: a bool or an int subclass would
-    # compare equal and then be written out as itself in every later game.
-    if (not (0 <= seat < 4 and 0 <= low < 16 and 0 <= high < 16) or type(tile) is not _TILE
-            or type(tile[0]) is not int or type(tile[1]) is not int):
+    if not (0 <= seat < 4 and 0 <= low < 16 and 0 <= high < 16):
         return _PLAY(seat, tile, end)
     slot = ((seat * 16 + low) * 16 + high) * _ARM_SLOTS + place
     kept = _KEPT_PLAYS[slot]
-    if kept is None:
-        kept = _PLAY(int(seat), tile, end)
-        _KEPT_PLAYS[slot] = kept
-    return kept
+    if kept is not None:
+        return kept
+    made = _PLAY(seat, tile, end)
+    # Only a Tile of plain ints is kept: a bare pair, a bool or an int
+    # subclass would compare equal and then be written out as itself in
+    # every later game.  (Such a tile later gets the kept, plain one.)
+    # (Read as Any: compiled, a half read as an int would be made one.)
+    halves: Any = tile
+    if (type(tile) is _TILE and type(halves[0]) is int and type(halves[1]) is int
+            and type(seat) is int):
+        _KEPT_PLAYS[slot] = made
+    return made
 
 
 def has_play(state: GameState, seat: int) -> bool:
