@@ -11,13 +11,20 @@ holds both to that.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
 from muggins.rules.layout import Layout, Spinner
 from muggins.rules.ruleset import Ruleset
-from muggins.rules.state import GameState, HandState, PendingCount, Phase
+from muggins.rules.state import (
+    GAME_FIELDS,
+    HAND_FIELDS,
+    GameState,
+    HandState,
+    PendingCount,
+    Phase,
+)
 from muggins.rules.tiles import Tile
 
 
@@ -83,81 +90,52 @@ def decode_state(data: bytes | str) -> GameState:
 
 
 def stored(state: GameState) -> StoredGame:
+    values = _fields_of(state, GAME_FIELDS)
     hand = state.hand
-    return StoredGame(
-        ruleset=state.ruleset,
-        scores=state.scores,
-        phase=state.phase,
-        hand=None if hand is None else _stored_hand(hand),
-        hands_played=state.hands_played,
-        last_leader=state.last_leader,
-        last_domino_seat=state.last_domino_seat,
-        last_winner_seat=state.last_winner_seat,
-        winner_side=state.winner_side,
-    )
+    values["hand"] = None if hand is None else _stored_hand(hand)
+    return StoredGame(**values)
 
 
 def restored(game: StoredGame) -> GameState:
+    values = msgspec.structs.asdict(game)
     hand = game.hand
-    return GameState(
-        ruleset=game.ruleset,
-        scores=game.scores,
-        phase=game.phase,
-        hand=None if hand is None else _restored_hand(hand),
-        hands_played=game.hands_played,
-        last_leader=game.last_leader,
-        last_domino_seat=game.last_domino_seat,
-        last_winner_seat=game.last_winner_seat,
-        winner_side=game.winner_side,
-    )
+    values["hand"] = None if hand is None else _restored_hand(hand)
+    return GameState(**values)
 
 
 def _stored_hand(hand: HandState) -> StoredHand:
+    values = _fields_of(hand, HAND_FIELDS)
     layout = hand.layout
-    pending = hand.pending
-    return StoredHand(
-        number=hand.number,
-        leader=hand.leader,
-        must_lead=hand.must_lead,
-        commitment=hand.commitment,
-        seed=hand.seed,
-        hands=hand.hands,
-        boneyard=hand.boneyard,
-        layout=StoredLayout(
-            layout.lead,
-            layout.arms,
-            layout.ends,
-            tuple([StoredSpinner(s.tile, s.arm, s.position, s.short_arms)
-                   for s in layout.spinners]),
-            layout.count,
-            layout.open_numbers,
-        ),
-        turn=hand.turn,
-        passes=hand.passes,
-        pending=None if pending is None else StoredPendingCount(pending.seat, pending.points),
+    values["layout"] = StoredLayout(
+        layout.lead,
+        layout.arms,
+        layout.ends,
+        tuple([StoredSpinner(s.tile, s.arm, s.position, s.short_arms) for s in layout.spinners]),
+        layout.count,
+        layout.open_numbers,
     )
+    pending = hand.pending
+    values["pending"] = None if pending is None else StoredPendingCount(pending.seat,
+                                                                        pending.points)
+    return StoredHand(**values)
 
 
 def _restored_hand(hand: StoredHand) -> HandState:
+    values = msgspec.structs.asdict(hand)
     layout = hand.layout
-    pending = hand.pending
-    return HandState(
-        number=hand.number,
-        leader=hand.leader,
-        must_lead=hand.must_lead,
-        commitment=hand.commitment,
-        seed=hand.seed,
-        hands=hand.hands,
-        boneyard=hand.boneyard,
-        layout=Layout(
-            layout.lead,
-            layout.arms,
-            layout.ends,
-            tuple([Spinner(s.tile, s.arm, s.position, s.short_arms) for s in layout.spinners]),
-            layout.count,
-            layout.open_numbers,
-        ),
-        turn=hand.turn,
-        passes=hand.passes,
-        pending=None if pending is None else PendingCount(pending.seat, pending.points),
+    values["layout"] = Layout(
+        layout.lead,
+        layout.arms,
+        layout.ends,
+        tuple([Spinner(s.tile, s.arm, s.position, s.short_arms) for s in layout.spinners]),
+        layout.count,
+        layout.open_numbers,
     )
+    pending = hand.pending
+    values["pending"] = None if pending is None else PendingCount(pending.seat, pending.points)
+    return HandState(**values)
+
+
+def _fields_of(state: GameState | HandState, fields: tuple[str, ...]) -> dict[str, Any]:
+    """``state``'s fields by name (its twin has the same, in the same order)."""
+    return {name: getattr(state, name) for name in fields}
