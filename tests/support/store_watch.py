@@ -76,7 +76,8 @@ class StoreWatch:
         """Until every table's game has begun (a first event), then ``played``
         seconds more of play: the fault that follows lands mid-game.  A busy
         machine starts games later; a fixed wait alone would sometimes land
-        before one of them began."""
+        before one of them began.  AssertionError naming them if any game
+        ended meanwhile: the fault would then not land mid-game."""
         async def begun() -> bool:
             await self.poll(tables)
             return all(table.version > 0 for table in tables)
@@ -84,6 +85,12 @@ class StoreWatch:
         await eventually(begun, within=within, what="every table's game under way")
         await asyncio.sleep(played)  # play on for a while: this wait is the point
         await self.poll(tables)
+        ended = [t for t in tables if t.over]
+        assert not ended, (
+            "harness: games ended before the fault began (make them longer, or "
+            "start the short ones last): "
+            + ", ".join(f"table {t.table_id} at version {t.version}" for t in ended)
+        )
 
     async def wait_finished(self, tables: Sequence[TableProgress], *, within: float,
                             stall: float, after: str, since: float | None = None) -> float:
