@@ -40,6 +40,14 @@ told).  The bar (issue #27): at least 50% of the games won.
     python -m tests.benchmarks.bench_expert --against-frozen
     python -m tests.benchmarks.bench_expert --against-frozen --budget-ms 35 --games 400
 
+``--opponent``: another level than greedy across the table.  With
+``expert`` and a ``--set``, a change to the search plays the search as it
+is, at the same budget, on the same deals (no bar judged): how a change is
+screened before the longer matches.
+
+    python -m tests.benchmarks.bench_expert --preset playelephant --budget-ms 20 \
+        --games 1000 --first-deal 10000 --opponent expert --set exploration=55
+
 ``--smoke``: one deal per seating (each played from both sides) at 5 ms a
 decision, in two processes, then the ladder's matches at one deal each:
 then one deal against the frozen expert (interpreted, at a few
@@ -61,7 +69,7 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from muggins.bots.ladder import LADDER, SAME_AS, SEARCHING, BotLevel, LadderLevel
+from muggins.bots.ladder import BOT_LEVELS, LADDER, SAME_AS, SEARCHING, BotLevel, LadderLevel
 from muggins.bots.levels import Bot, GreedyBot, make_bot
 from muggins.bots.selfplay import play_game_commands
 from muggins.expert.bot import ExpertBot
@@ -450,6 +458,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the issue's yardstick: ISMCTS with random playouts")
     parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
                         help="a SearchSettings field, e.g. --set greedy_rate=0.7")
+    parser.add_argument("--opponent", default="greedy", choices=BOT_LEVELS,
+                        help="the level the expert plays (greedy; `expert` plays it against "
+                        "the expert of the default settings, to try a --set)")
     parser.add_argument("--ladder", action="store_true",
                         help="the level ladder: each level against greedy and the level below")
     parser.add_argument("--levels", default=",".join(LADDER),
@@ -497,9 +508,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = []
     for name, seats, partners in seatings:
         setup = Setup(name, seats, partners, args.budget_ms, args.iterations, args.generic,
-                      settings)
+                      settings, opponent=args.opponent)
         games = args.games or GAMES.get((name, seats, partners), 200)
-        results.append(run(setup, games, args.processes, args.first_deal, judged=not smoke))
+        # The bars are against greedy: another opponent is a comparison.
+        results.append(run(setup, games, args.processes, args.first_deal,
+                           judged=not smoke and args.opponent == "greedy"))
     broken = [line for _, lines, _ in results for line in lines]
     if smoke:
         _, ladder_broken = run_ladder(levels, LADDER_SEATING, args.games, args.budget_ms,
