@@ -357,7 +357,7 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
     bar = BARS.get((setup.preset, setup.seats, setup.partnerships))
     if setup.frozen_iterations is not None:
         bar = FROZEN_BAR
-    elif setup.preset == "playelephant" and setup.seats == 2:
+    elif setup.preset == "playelephant" and setup.seats == 2 and setup.opponent == "greedy":
         reference = GENERIC_REFERENCE.get(setup.budget_ms) if setup.iterations is None else None
         figures = ", ".join(f"~{share:.0%} at {ms:g} ms" for ms, share in GENERIC_REFERENCE.items())
         print(f"  generic ISMCTS (issue #16's measure): {figures}"
