@@ -84,9 +84,23 @@ def _announce(argv: list[str] | tuple[str, ...]) -> None:
     print("+ " + " ".join(argv), flush=True)
 
 
-def _run(*argv: str) -> int:
+def _run(*argv: str, env: dict[str, str] | None = None) -> int:
     _announce(argv)
-    return subprocess.run(argv, cwd=ROOT).returncode
+    return subprocess.run(argv, cwd=ROOT, env=env).returncode
+
+
+def with_bytecode_caches(environment: dict[str, str]) -> dict[str, str]:
+    """``environment`` without PYTHONDONTWRITEBYTECODE: a run of the tests
+    starts hundreds of Python processes (services, the command line, bot
+    workers, benchmarks' smoke runs), and each would compile the project's
+    modules from source again, as each test worker would rewrite and compile
+    every test module (pytest keeps its rewritten modules only where Python
+    may write bytecode).  The caches go in ``__pycache__`` folders, which git
+    ignores.  (On this machine's image the variable is set for every
+    process: a worker's collection took 3.7 s of CPU without the caches,
+    1.3 s with them.)"""
+    return {name: value for name, value in environment.items()
+            if name != "PYTHONDONTWRITEBYTECODE"}
 
 
 def run(args: list[str]) -> int:
@@ -211,7 +225,8 @@ def test(args: list[str]) -> int:
     code = 1
     with TypeCheck() as types:
         try:
-            code = _run(str(PYTHON), "-m", "pytest", *args)
+            code = _run(str(PYTHON), "-m", "pytest", *args,
+                        env=with_bytecode_caches(dict(os.environ)))
         finally:
             if scratch is not None:
                 if code == 0:

@@ -1,9 +1,11 @@
-"""``python3 deploy/dev.py test`` runs the type check beside the tests: its
+"""``python3 deploy/dev.py test``: the type check runs beside the tests (its
 report comes after theirs, and its failure fails the command even when every
-test passed."""
+test passed), and the tests keep bytecode caches whatever the environment
+says."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,12 +23,15 @@ def test_a_failed_type_check_fails_the_command_though_the_tests_passed(
         tmp_path: Path) -> None:
     script = dev()
     ran: list[tuple[str, ...]] = []
+    environments: list[dict[str, str] | None] = []
 
-    def run(*argv: str) -> int:
+    def run(*argv: str, env: dict[str, str] | None = None) -> int:
         ran.append(argv)
+        environments.append(env)
         print(f"{argv[2]} reports here")
         return 0
 
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     monkeypatch.setattr(script, "ensure_environment", lambda: None)
     monkeypatch.setattr(script, "ensure_system_packages", lambda *_: 0)
     monkeypatch.setattr(script, "_run", run)
@@ -34,6 +39,9 @@ def test_a_failed_type_check_fails_the_command_though_the_tests_passed(
     monkeypatch.setattr(script, "TypeCheck", lambda: real_check(FAILING_CHECK))
     assert script.test([f"--basetemp={tmp_path}", "tests/nothing"]) == 3
     assert [argv[2] for argv in ran] == ["ruff", "pytest"]
+    tests_environment = environments[1]
+    assert tests_environment is not None and "PYTHONDONTWRITEBYTECODE" not in tests_environment
+    assert tests_environment["PATH"] == os.environ["PATH"]
     printed = capsys.readouterr().out
     assert "shared/x.py:1: error: nope" in printed
     # after the tests' own report:
