@@ -214,7 +214,9 @@ def test(args: list[str]) -> int:
     code = ensure_system_packages(FAST_PACKAGES if fast else tuple(SYSTEM_PACKAGES))
     if code:
         return code
-    code = _run(str(PYTHON), "-m", "ruff", "check", ".")  # a second: first, alone
+    # About a second, run first and alone: a lint error stops the run before
+    # any server starts.
+    code = _run(str(PYTHON), "-m", "ruff", "check", ".")
     if code:
         return code
     scratch = None
@@ -240,7 +242,9 @@ def test(args: list[str]) -> int:
 class TypeCheck:
     """mypy, run beside the tests rather than before them: on a fresh clone
     it takes 15-20 s of one core, while the tests leave a good share of the
-    cores idle (they wait on servers, faults and clocks).  Its report is
+    cores idle (they wait on servers, faults and clocks).  It runs at a lower
+    priority, so that it takes what the tests leave and does not slow the
+    timed stretches of the fault tests that start first.  Its report is
     printed when the tests are done, and a failure fails the command."""
 
     def __init__(self, argv: list[str] | None = None) -> None:
@@ -251,22 +255,38 @@ class TypeCheck:
     def __enter__(self) -> TypeCheck:
         _announce([*self.argv, "(beside the tests; its report follows theirs)"])
         self._report = self._files.enter_context(tempfile.TemporaryFile())
-        self._process = subprocess.Popen(self.argv, cwd=ROOT, stdout=self._report,
-                                         stderr=subprocess.STDOUT)
+        try:
+            self._process = subprocess.Popen(
+                self.argv, cwd=ROOT, stdout=self._report, stderr=subprocess.STDOUT,
+                preexec_fn=_lower_priority if os.name == "posix" else None)
+        except BaseException:
+            self._files.close()
+            raise
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        interrupted = exc_info[0] is not None
         with self._files:
-            if exc_info[0] is not None:  # the tests were interrupted: so is the check
+            if interrupted:
                 self._process.kill()
+            elif self._process.poll() is None:
+                print("waiting for the type check to finish", flush=True)
             self.code = self._process.wait()
             self._report.seek(0)
             report = self._report.read().decode(errors="replace")
+        if interrupted:
+            print("(the type check was stopped with the tests)", flush=True)
+            return
         print(f"+ {' '.join(self.argv)}\n{report}", end="" if report.endswith("\n") else "\n",
               flush=True)
-        if self.code and exc_info[0] is None:
+        if self.code:
             print(f"the type check failed (exit code {self.code}): see its report above",
                   flush=True)
+
+
+def _lower_priority() -> None:
+    """In the type check's process before it starts: below the tests' processes."""
+    os.nice(10)
 
 
 #: Free memory a run of the tests may take in /dev/shm, at the least ...

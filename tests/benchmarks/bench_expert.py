@@ -250,7 +250,7 @@ def play_one(setup: Setup, deal: int, measured_side: int) -> GameResult:
             bots.append(GreedyBot())
         else:
             bots.append(make_bot(setup.opponent, rng, budget_ms=setup.budget_ms,
-                                 clock=time.perf_counter))
+                                 iterations=setup.iterations, clock=time.perf_counter))
     points = [0] * rules.side_count
     hands = 0
     winner: int | None = None
@@ -354,7 +354,9 @@ def run(setup: Setup, games: int, processes: int, first_deal: int = 0,
               f"(simulated hands while searching)")
     if setup.level is not None:
         return None, broken, share
-    bar = BARS.get((setup.preset, setup.seats, setup.partnerships))
+    # The bars are against greedy (or the frozen expert): another opponent is a comparison.
+    bar = BARS.get((setup.preset, setup.seats, setup.partnerships)) \
+        if setup.opponent == "greedy" else None
     if setup.frozen_iterations is not None:
         bar = FROZEN_BAR
     elif setup.preset == "playelephant" and setup.seats == 2 and setup.opponent == "greedy":
@@ -510,9 +512,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         setup = Setup(name, seats, partners, args.budget_ms, args.iterations, args.generic,
                       settings, opponent=args.opponent)
         games = args.games or GAMES.get((name, seats, partners), 200)
-        # The bars are against greedy: another opponent is a comparison.
-        results.append(run(setup, games, args.processes, args.first_deal,
-                           judged=not smoke and args.opponent == "greedy"))
+        results.append(run(setup, games, args.processes, args.first_deal, judged=not smoke))
     broken = [line for _, lines, _ in results for line in lines]
     if smoke:
         _, ladder_broken = run_ladder(levels, LADDER_SEATING, args.games, args.budget_ms,
@@ -527,6 +527,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\nsmoke run: ok" if not broken else f"\nSMOKE RUN BROKEN: {'; '.join(broken)}")
         return 1 if broken else 0
     missed = [met for met, _, _ in results if met is False]
+    if args.opponent != "greedy":
+        print(f"\nno bar judged against {args.opponent}" if not broken else "\nBROKEN")
+        return 1 if broken else 0
     print("\nbars met" if not missed and not broken else "\nBARS MISSED")
     return 1 if missed or broken else 0
 

@@ -23,15 +23,12 @@ def test_a_failed_type_check_fails_the_command_though_the_tests_passed(
         tmp_path: Path) -> None:
     script = dev()
     ran: list[tuple[str, ...]] = []
-    environments: list[dict[str, str] | None] = []
 
     def run(*argv: str, env: dict[str, str] | None = None) -> int:
         ran.append(argv)
-        environments.append(env)
         print(f"{argv[2]} reports here")
         return 0
 
-    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     monkeypatch.setattr(script, "ensure_environment", lambda: None)
     monkeypatch.setattr(script, "ensure_system_packages", lambda *_: 0)
     monkeypatch.setattr(script, "_run", run)
@@ -39,9 +36,6 @@ def test_a_failed_type_check_fails_the_command_though_the_tests_passed(
     monkeypatch.setattr(script, "TypeCheck", lambda: real_check(FAILING_CHECK))
     assert script.test([f"--basetemp={tmp_path}", "tests/nothing"]) == 3
     assert [argv[2] for argv in ran] == ["ruff", "pytest"]
-    tests_environment = environments[1]
-    assert tests_environment is not None and "PYTHONDONTWRITEBYTECODE" not in tests_environment
-    assert tests_environment["PATH"] == os.environ["PATH"]
     printed = capsys.readouterr().out
     assert "shared/x.py:1: error: nope" in printed
     # after the tests' own report:
@@ -63,4 +57,27 @@ def test_interrupted_tests_stop_the_check(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(KeyboardInterrupt), check:
         raise KeyboardInterrupt
     assert check.code != 0  # killed, not waited out
-    assert "the type check failed" not in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "the type check failed" not in printed
+    assert "stopped with the tests" in printed
+
+
+def test_the_tests_keep_bytecode_caches(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    script = dev()
+    environments: list[dict[str, str] | None] = []
+
+    def run(*argv: str, env: dict[str, str] | None = None) -> int:
+        environments.append(env)
+        return 0
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setattr(script, "ensure_environment", lambda: None)
+    monkeypatch.setattr(script, "ensure_system_packages", lambda *_: 0)
+    monkeypatch.setattr(script, "_run", run)
+    real_check = script.TypeCheck
+    monkeypatch.setattr(script, "TypeCheck",
+                        lambda: real_check([sys.executable, "-c", "pass"]))
+    assert script.test([f"--basetemp={tmp_path}", "tests/nothing"]) == 0
+    tests_environment = environments[-1]  # ruff's, then the tests'
+    assert tests_environment is not None and "PYTHONDONTWRITEBYTECODE" not in tests_environment
+    assert tests_environment["PATH"] == os.environ["PATH"]
