@@ -39,6 +39,7 @@ told).  The bar (issue #27): at least 50% of the games won.
 
     python -m tests.benchmarks.bench_expert --against-frozen
     python -m tests.benchmarks.bench_expert --against-frozen --budget-ms 35 --games 400
+    python -m tests.benchmarks.bench_expert --against-frozen --set exploration=55
 
 ``--opponent``: another level than greedy across the table.  With
 ``expert`` and a ``--set``, a change to the search plays the search as it
@@ -429,13 +430,15 @@ def run_ladder(levels: Sequence[LadderLevel], seating: tuple[str, int, bool], ga
     return met, broken
 
 
-def run_against_frozen(budget_ms: float, games: int, processes: int, first_deal: int) -> int:
-    """The expert at ``budget_ms`` against the frozen expert at its 200 ms
-    strength (compiled for speed where mypyc can build it); 0 when the bar is met."""
+def run_against_frozen(budget_ms: float, games: int, processes: int, first_deal: int,
+                       settings: SearchSettings | None = None) -> int:
+    """The expert at ``budget_ms`` (with ``settings``: today's unless given)
+    against the frozen expert at its 200 ms strength (compiled for speed
+    where mypyc can build it); 0 when the bar is met."""
     how = load(compiled=True)
     print(f"the frozen expert runs {how}, {FROZEN_ITERATIONS:,} simulations a decision")
     name, seats, partners = FROZEN_SEATING
-    setup = Setup(name, seats, partners, budget_ms, None, False, SearchSettings(),
+    setup = Setup(name, seats, partners, budget_ms, None, False, settings or SearchSettings(),
                   frozen_iterations=FROZEN_ITERATIONS)
     met, broken, _ = run(setup, games, processes, first_deal, initializer=load)
     print("\nbar met" if met and not broken else "\nBAR MISSED")
@@ -485,9 +488,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown levels {', '.join(unknown)}; choose from {', '.join(LADDER)}")
     levels = [level for level in LADDER if level in names]
+    knobs: dict[str, object] = dict(GENERIC) if args.generic else {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        knobs[name] = value
+    # Not strict: "0.7" becomes a float, "true" a bool, as the field asks.
+    settings = msgspec.convert(knobs, SearchSettings, strict=False)
     if args.against_frozen and not smoke:
         return run_against_frozen(args.budget_ms, args.games or FROZEN_GAMES, args.processes,
-                                  args.first_deal)
+                                  args.first_deal, settings)
     if args.ladder and not smoke:
         seating = ((args.preset, args.seats, args.partnerships) if args.preset is not None
                    else LADDER_SEATING)
@@ -497,12 +506,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"BROKEN: {line}")
         print("\nladder clear" if met and not broken else "\nLADDER NOT CLEAR")
         return 0 if met and not broken else 1
-    knobs: dict[str, object] = dict(GENERIC) if args.generic else {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        knobs[name] = value
-    # Not strict: "0.7" becomes a float, "true" a bool, as the field asks.
-    settings = msgspec.convert(knobs, SearchSettings, strict=False)
     if args.preset is None:
         seatings = list(BARS)
     else:
