@@ -16,12 +16,8 @@ from muggins.eventstore.store import EventStore
 from muggins.infra.embedded import EmbeddedPostgres
 from tests.support.processes import Launcher, freeze_postgres, thaw, unhandled_errors
 from tests.support.scripted_players import (
-    ScriptedHuman,
-    bot_table,
-    create_table,
-    human_table,
+    bot_tables_then_a_person,
     settle,
-    sit,
 )
 from tests.support.store_watch import StoreWatch, TableProgress
 
@@ -47,14 +43,12 @@ async def test_every_game_ends_after_postgres_is_paused_40_s(
     playing: asyncio.Task[None] | None = None
     try:
         async with httpx.AsyncClient(base_url=service.url, timeout=10) as http:
-            # The person's game starts last: the person answers at once, so that
-            # game runs fastest, and it must still be under way when the fault lands.
-            bot_ids = [await create_table(http, **bot_table(TARGET)) for _ in range(BOT_TABLES)]
-            table_id = await create_table(http, **human_table(TARGET, CLOCK))
-            human = ScriptedHuman([service.ws_url], table_id,
-                                  await sit(http, table_id, 0, "Ana"))
-            playing = asyncio.create_task(human.run(deadline))
-        tables = [TableProgress(t) for t in [table_id, *bot_ids]]
+            made = await bot_tables_then_a_person(
+                http, [service.ws_url], bot_tables=BOT_TABLES, target=TARGET, clock=CLOCK,
+                deadline=deadline)
+            playing = made.playing
+        human, table_id = made.human, made.human.table_id
+        tables = [TableProgress(t) for t in made.table_ids]
         watch = StoreWatch(store)
         await watch.wait_under_way(tables, played=PLAY_FIRST)
         stopped: list[int] = []

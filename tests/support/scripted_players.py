@@ -256,6 +256,33 @@ class ScriptedHuman:
         return problems
 
 
+@dataclass
+class PersonAmongBots:
+    """Tables made for a fault test: bots' tables, then one where a scripted
+    person plays seat 0, already playing until ``deadline``."""
+
+    bot_ids: list[str]
+    human: ScriptedHuman
+    playing: asyncio.Task[None]
+
+    @property
+    def table_ids(self) -> list[str]:
+        return [self.human.table_id, *self.bot_ids]
+
+
+async def bot_tables_then_a_person(http: httpx.AsyncClient, ws_urls: Sequence[str], *,
+                                   bot_tables: int, target: int, clock: int,
+                                   deadline: float) -> PersonAmongBots:
+    """``bot_tables`` tables of two bots, then a table of a person (seated
+    as Ana) against a bot, all to ``target``.  The person's table comes last:
+    the person answers at once, so that game runs fastest, and it must still
+    be under way when the fault lands (StoreWatch.wait_under_way)."""
+    bot_ids = [await create_table(http, **bot_table(target)) for _ in range(bot_tables)]
+    table_id = await create_table(http, **human_table(target, clock))
+    human = ScriptedHuman(ws_urls, table_id, await sit(http, table_id, 0, "Ana"))
+    return PersonAmongBots(bot_ids, human, asyncio.create_task(human.run(deadline)))
+
+
 async def settle(tasks: Sequence[asyncio.Task[Any]], timeout: float) -> None:
     """Wait up to ``timeout`` for ``tasks`` to end (a test then names what is
     missing); an exception one of them raised is raised here."""
