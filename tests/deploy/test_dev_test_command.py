@@ -1,11 +1,10 @@
 """``python3 deploy/dev.py test``: the type check runs beside the tests (its
 report comes after theirs, and its failure fails the command even when every
-test passed), and the tests keep bytecode caches whatever the environment
-says."""
+test passed), the commands it runs keep bytecode caches whatever the
+environment says, and the install asks for what pyproject.toml lists."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ def test_a_failed_type_check_fails_the_command_though_the_tests_passed(
     script = dev()
     ran: list[tuple[str, ...]] = []
 
-    def run(*argv: str, env: dict[str, str] | None = None) -> int:
+    def run(*argv: str) -> int:
         ran.append(argv)
         print(f"{argv[2]} reports here")
         return 0
@@ -62,22 +61,16 @@ def test_interrupted_tests_stop_the_check(capsys: pytest.CaptureFixture[str]) ->
     assert "stopped with the tests" in printed
 
 
-def test_the_tests_keep_bytecode_caches(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    script = dev()
-    environments: list[dict[str, str] | None] = []
-
-    def run(*argv: str, env: dict[str, str] | None = None) -> int:
-        environments.append(env)
-        return 0
-
+def test_the_commands_it_runs_keep_bytecode_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    monkeypatch.setattr(script, "ensure_environment", lambda: None)
-    monkeypatch.setattr(script, "ensure_system_packages", lambda *_: 0)
-    monkeypatch.setattr(script, "_run", run)
-    real_check = script.TypeCheck
-    monkeypatch.setattr(script, "TypeCheck",
-                        lambda: real_check([sys.executable, "-c", "pass"]))
-    assert script.test([f"--basetemp={tmp_path}", "tests/nothing"]) == 0
-    tests_environment = environments[-1]  # ruff's, then the tests'
-    assert tests_environment is not None and "PYTHONDONTWRITEBYTECODE" not in tests_environment
-    assert tests_environment["PATH"] == os.environ["PATH"]
+    told = "import os, sys; sys.exit(3 if 'PYTHONDONTWRITEBYTECODE' in os.environ else 0)"
+    assert dev()._run(sys.executable, "-c", told) == 0
+
+
+def test_the_install_asks_for_the_dependencies_and_the_extras_asked_for() -> None:
+    script = dev()
+    runtime = script.requirements("dev")
+    assert any(wanted.startswith("litestar") for wanted in runtime)  # the project's own
+    assert any(wanted.startswith("pytest") for wanted in runtime)  # dev's
+    assert not any(wanted.startswith("open-spiel") for wanted in runtime)
+    assert any(wanted.startswith("open-spiel") for wanted in script.requirements("dev,bench"))
