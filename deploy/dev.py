@@ -210,11 +210,11 @@ def usable_cores() -> int:
 
 
 def default_test_workers(fast: bool, cores: int | None = None) -> int:
-    """How many workers ``test`` runs the tests in by default: two a core
-    (one a core for ``--fast``), at least two, at most eight (the browser
-    tests' ports leave room for twelve, tests/browser/conftest.py)."""
+    """How many workers ``test`` runs the tests in by default: two a core and
+    one more (one a core for ``--fast``), at least two, at most eight (the
+    browser tests' ports leave room for twelve, tests/browser/conftest.py)."""
     cores = usable_cores() if cores is None else cores
-    return max(2, min(8, cores if fast else 2 * cores))
+    return max(2, min(8, cores if fast else 2 * cores + 1))
 
 
 def test(args: list[str]) -> int:
@@ -230,9 +230,10 @@ def test(args: list[str]) -> int:
         # are built once for it marks itself an xdist_group and stays on one
         # worker).  Much of the suite waits on servers, processes and clocks
         # (a fault held for its length, a turn clock running out), so two
-        # workers a core keep the cores busy: on two cores, 288 s in four
-        # workers against 334 s in three (fresh clones, 2026-12-03).  The
-        # fast tier only computes: one a core.
+        # workers a core and one more keep the cores busy: on two cores, 288 s
+        # in four workers against 334 s in three (fresh clones, 2026-12-03);
+        # 318 s in four, 289 s in five and 300 s in six (the same hour,
+        # 2026-12-04).  The fast tier only computes: one a core.
         # MUGGINS_TEST_WORKERS=0 runs it in this process.
         workers = os.environ.get("MUGGINS_TEST_WORKERS", str(default_test_workers(fast)))
         if workers != "0":

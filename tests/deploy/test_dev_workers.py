@@ -9,9 +9,9 @@ import pytest
 from tests.support.dev_script import dev
 
 
-def test_two_workers_a_core_one_for_the_fast_tier_between_two_and_eight() -> None:
+def test_two_workers_a_core_and_one_more_for_the_whole_suite_between_two_and_eight() -> None:
     workers = dev().default_test_workers
-    assert [workers(False, cores) for cores in (1, 2, 3, 4, 64)] == [2, 4, 6, 8, 8]
+    assert [workers(False, cores) for cores in (1, 2, 3, 4, 64)] == [3, 5, 7, 8, 8]
     assert [workers(True, cores) for cores in (1, 2, 3, 4, 64)] == [2, 2, 3, 4, 8]
 
 
