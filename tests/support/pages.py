@@ -116,7 +116,7 @@ def shot(tmp_path: Path, name: str) -> Path:
 
 
 async def screenshot(page: Page, path: Path, *, full_page: bool = False) -> None:
-    """After the last tile has slid into place."""
+    """As the page rests: the pointer off the page, and every animation and
+    transition (a tile sliding into place) taken to its end, not waited for."""
     await page.mouse.move(0, 0)
-    await page.wait_for_timeout(500)
-    await page.screenshot(path=str(path), full_page=full_page)
+    await page.screenshot(path=str(path), full_page=full_page, animations="disabled")
