@@ -116,7 +116,8 @@ def shot(tmp_path: Path, name: str) -> Path:
 
 
 async def screenshot(page: Page, path: Path, *, full_page: bool = False) -> None:
-    """As the page rests: the pointer off the page, and every animation and
-    transition (a tile sliding into place) taken to its end, not waited for."""
+    """As the page rests: the pointer moved to its corner (no hover), and
+    every animation and transition (a tile sliding into place) taken to its
+    end by the browser, not waited for."""
     await page.mouse.move(0, 0)
     await page.screenshot(path=str(path), full_page=full_page, animations="disabled")
