@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,7 @@ import time
 import tomllib
 import venv
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("MUGGINS_VENV", ROOT / ".venv"))
@@ -88,26 +90,48 @@ def _install_at_once(commands: list[list[str]], doing: str) -> None:
     running: list[subprocess.Popen[bytes]] = []
     codes: list[int] = []
     try:
-        running = [subprocess.Popen(command) for command in commands]
+        for command in commands:
+            # Each in a process group of its own, so that stopping it reaches
+            # what it started too (the build's mypyc and C compiler).
+            running.append(subprocess.Popen(command, **_OWN_GROUP))
         waiting = list(running)
         while waiting and not any(codes):
-            done = waiting.pop(0)
+            install = waiting.pop(0)
             try:
-                codes.append(done.wait(timeout=0.2))
+                codes.append(install.wait(timeout=0.2))
             except subprocess.TimeoutExpired:
-                waiting.append(done)
+                waiting.append(install)
     finally:
-        for install in running:
-            if install.poll() is None:
-                # SIGTERM first: pip removes its temporary build folders.
-                install.terminate()
-                try:
-                    install.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    install.kill()
-                    install.wait()
+        _stop([install for install in running if install.poll() is None])
     if any(codes):
         sys.exit(f"{doing} failed (pip's messages above)")
+
+
+#: Popen's arguments for a child in a process group of its own (POSIX).
+_OWN_GROUP: dict[str, Any] = {"process_group": 0} if os.name == "posix" else {}
+
+
+def _stop(installs: list[subprocess.Popen[bytes]], grace: float = 5.0) -> None:
+    """Interrupt ``installs`` and what they started, as Ctrl-C would (pip
+    then removes its temporary folders); kill what is left after ``grace``
+    seconds."""
+    for install in installs:
+        with contextlib.suppress(ProcessLookupError):
+            if _OWN_GROUP:
+                os.killpg(install.pid, signal.SIGINT)
+            else:
+                install.terminate()
+    deadline = time.monotonic() + grace
+    for install in installs:
+        try:
+            install.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                if _OWN_GROUP:
+                    os.killpg(install.pid, signal.SIGKILL)
+                else:
+                    install.kill()
+            install.wait()
 
 
 def requirements(extras: str) -> list[str]:
@@ -142,8 +166,8 @@ def _run(*argv: str) -> int:
 
 
 def with_bytecode_caches(environment: dict[str, str]) -> dict[str, str]:
-    """``environment`` without PYTHONDONTWRITEBYTECODE, for every command
-    this script runs (and the service it becomes): a run of the tests
+    """``environment`` without PYTHONDONTWRITEBYTECODE, for the commands
+    this script runs from the venv (and the service it becomes): a run of the tests
     starts hundreds of Python processes (services, the command line, bot
     workers, benchmarks' smoke runs), and each would compile the project's
     modules from source again, as each test worker would rewrite and compile

@@ -8,13 +8,20 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from tests.support.dev_script import dev
 
-SLEEPER = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+#: Writes its pid (whole, or not at all), then sleeps; marks the file if it
+#: ever wakes.
+SLEEPER = ("import os, sys, time\n"
+           "open(sys.argv[1] + '.new', 'w').write(str(os.getpid()))\n"
+           "os.replace(sys.argv[1] + '.new', sys.argv[1])\n"
+           "time.sleep(30)\n"
+           "open(sys.argv[1] + '.woke', 'w').close()")
 
 
 def test_the_install_asks_for_the_dependencies_and_the_extras_named() -> None:
@@ -27,7 +34,7 @@ def test_the_install_asks_for_the_dependencies_and_the_extras_named() -> None:
 
 
 def test_an_extra_the_project_does_not_define_stops_it_with_a_message() -> None:
-    with pytest.raises(SystemExit, match=r"defines no extra 'tests'.*it has: bench, dev"):
+    with pytest.raises(SystemExit, match=r"defines no extra 'tests'.*it has: .*dev"):
         dev().requirements("dev,tests")
 
 
@@ -41,10 +48,14 @@ def test_one_install_failing_stops_the_other_and_the_script(tmp_path: Path) -> N
         dev()._install_at_once([sleeper, failing], "installing it")
     with pytest.raises(ProcessLookupError):  # stopped and reaped, not left to sleep on
         os.kill(int(pid_file.read_text()), 0)
+    assert not pid_file.with_name(pid_file.name + ".woke").exists()  # stopped, not waited out
 
 
-def test_installs_that_all_succeed_return() -> None:
-    assert dev()._install_at_once([[sys.executable, "-c", "pass"]] * 2, "installing") is None
+def test_installs_that_all_succeed_all_run_and_return(tmp_path: Path) -> None:
+    marks = [tmp_path / "first", tmp_path / "second"]
+    dev()._install_at_once([[sys.executable, "-c", f"open({str(mark)!r}, 'w').close()"]
+                            for mark in marks], "installing")
+    assert all(mark.exists() for mark in marks)
 
 
 def fake_venv(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
@@ -56,7 +67,8 @@ def fake_venv(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     python.write_text("")
     monkeypatch.setattr(script, "VENV", tmp_path)
     monkeypatch.setattr(script, "PYTHON", python)
-    monkeypatch.setattr(script.subprocess, "run", lambda *_, **__: None)
+    # The script's own name for the module, not the module itself.
+    monkeypatch.setattr(script, "subprocess", SimpleNamespace(run=lambda *_, **__: None))
     made: list[list[list[str]]] = []
     monkeypatch.setattr(script, "_install_at_once",
                         lambda commands, _doing: made.append(commands))

@@ -67,4 +67,3 @@ def test_the_commands_it_runs_keep_bytecode_caches(monkeypatch: pytest.MonkeyPat
     told = ("import os, sys; sys.exit(3 if 'PYTHONDONTWRITEBYTECODE' in os.environ"
             " or os.environ.get('MUGGINS_SEEN_BY_THE_COMMAND') != 'yes' else 0)")
     assert dev()._run(sys.executable, "-c", told) == 0  # the rest of the environment kept
-

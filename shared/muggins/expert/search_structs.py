@@ -18,7 +18,7 @@ class SearchSettings(msgspec.Struct, frozen=True, kw_only=True):
     iterations: int | None = None
     budget_ms: float = 200.0
     #: UCB1's exploration constant, in points of reward: 55 against 35 won
-    #: 51.7% of 3,000 games at 1,000 simulations and 51.9% of 1,000 at 20 ms,
+    #: 51.4% of 2,000 games at 1,000 simulations and 51.9% of 1,000 at 20 ms,
     #: and against the frozen expert (35, 5,900 simulations) 50.7% of 2,000
     #: at 20 ms, where 35 won 47.3% of 1,000 (docs/bots.md; 35 was once
     #: measured better than 18 and 60 against greedy).
