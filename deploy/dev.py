@@ -88,23 +88,22 @@ def _install_at_once(commands: list[list[str]], doing: str) -> None:
     """Run the pip ``commands`` side by side; exit with a message if one
     fails (the others are stopped then, as on an interrupt)."""
     running: list[subprocess.Popen[bytes]] = []
-    codes: list[int] = []
     try:
         for command in commands:
             # Each in a process group of its own, so that stopping it reaches
             # what it started too (the build's mypyc and C compiler).
             running.append(subprocess.Popen(command, **_OWN_GROUP))
-        waiting = list(running)
-        while waiting and not any(codes):
-            install = waiting.pop(0)
-            try:
-                codes.append(install.wait(timeout=0.2))
-            except subprocess.TimeoutExpired:
-                waiting.append(install)
+        while not _failed(running) and any(install.poll() is None for install in running):
+            time.sleep(0.2)
     finally:
         _stop([install for install in running if install.poll() is None])
-    if any(codes):
+    if _failed(running):
         sys.exit(f"{doing} failed (pip's messages above)")
+
+
+def _failed(installs: list[subprocess.Popen[bytes]]) -> bool:
+    """Whether one of ``installs`` has ended with an error."""
+    return any(install.poll() not in (None, 0) for install in installs)
 
 
 #: Popen's arguments for a child in a process group of its own (POSIX).
@@ -116,22 +115,26 @@ def _stop(installs: list[subprocess.Popen[bytes]], grace: float = 5.0) -> None:
     then removes its temporary folders); kill what is left after ``grace``
     seconds."""
     for install in installs:
-        with contextlib.suppress(ProcessLookupError):
-            if _OWN_GROUP:
-                os.killpg(install.pid, signal.SIGINT)
-            else:
-                install.terminate()
+        _signal(install, kill=False)
     deadline = time.monotonic() + grace
     for install in installs:
         try:
             install.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                if _OWN_GROUP:
-                    os.killpg(install.pid, signal.SIGKILL)
-                else:
-                    install.kill()
+            _signal(install, kill=True)
             install.wait()
+
+
+def _signal(install: subprocess.Popen[bytes], *, kill: bool) -> None:
+    """Interrupt (SIGINT) or kill ``install``'s process group; where there
+    are no process groups, terminate or kill the process."""
+    with contextlib.suppress(ProcessLookupError):
+        if _OWN_GROUP:
+            os.killpg(install.pid, signal.SIGKILL if kill else signal.SIGINT)
+        elif kill:
+            install.kill()
+        else:
+            install.terminate()
 
 
 def requirements(extras: str) -> list[str]:
@@ -152,7 +155,7 @@ def requirements(extras: str) -> list[str]:
 def _compiled_engine_is_stale() -> bool:
     """Whether the in-place mypyc build (hatch_build.py) predates its sources."""
     check = subprocess.run([str(PYTHON), "-m", "muggins.infra.compiled"], cwd=ROOT,
-                           env=with_bytecode_caches(dict(os.environ)))
+                           env=command_environment())
     return check.returncode != 0
 
 
@@ -162,7 +165,12 @@ def _announce(argv: list[str] | tuple[str, ...]) -> None:
 
 def _run(*argv: str) -> int:
     _announce(argv)
-    return subprocess.run(argv, cwd=ROOT, env=with_bytecode_caches(dict(os.environ))).returncode
+    return subprocess.run(argv, cwd=ROOT, env=command_environment()).returncode
+
+
+def command_environment() -> dict[str, str]:
+    """The environment of every command this script runs from the venv."""
+    return with_bytecode_caches(dict(os.environ))
 
 
 def with_bytecode_caches(environment: dict[str, str]) -> dict[str, str]:
@@ -189,7 +197,7 @@ def run(args: list[str]) -> int:
     # service itself, which stops cleanly (a child would be left running).
     _announce(argv)
     os.chdir(ROOT)
-    os.execve(argv[0], argv, with_bytecode_caches(dict(os.environ)))
+    os.execve(argv[0], argv, command_environment())
 
 
 #: What the tests need from Debian beside Python: the browser tests' Chromium
@@ -335,7 +343,7 @@ class TypeCheck:
         try:
             self._process = subprocess.Popen(
                 self.argv, cwd=ROOT, stdout=self._report, stderr=subprocess.STDOUT,
-                env=with_bytecode_caches(dict(os.environ)),
+                env=command_environment(),
                 preexec_fn=_lower_priority if os.name == "posix" else None)
         except BaseException:
             self._files.close()
