@@ -5,19 +5,22 @@ in-memory store and keys, which tests/contract holds to PostgreSQL's)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from muggins.domain.streams import table_stream
 from muggins.eventstore.memory import MemoryEventStore
 from muggins.rules.commands import StartHand
 from muggins.rules.game import legal_moves
-from muggins.tables.commands import Commands
+from muggins.tables.commands import Commands, Game
 from muggins.tables.metrics import BroadcastClock
 from muggins.tables.next_step import Timings
 from muggins.tables.protocol import CreateTable, TakeSeat
 from muggins.tables.seat_keys import MemorySeatKeys
 from muggins.tables.seating import Seating
 from muggins.tables.wakeups import Wakeups
+from tests.support.slow_reads import SlowReads
 
 
 @pytest.fixture
@@ -81,3 +84,36 @@ async def test_a_refusal_from_the_table_as_known_is_checked_against_the_store(
     await commands_b.begin(table_b)
     assert (await seating_a.table_as_known(table_id)).state.game == 0
     assert await commands_a.submit(table_id, StartHand(seed="ab" * 32), actor="system") > 1
+
+
+async def test_a_game_read_overtaken_by_a_move_does_not_put_the_older_game_back() -> None:
+    """A's read of the game begins after B's move and ends after A's own
+    next move: the game A holds stays the later one."""
+    store = SlowReads()
+    seating_a, commands_a = process(store)
+    table = await seating_a.open_table(CreateTable(seats=2))
+    table_id = table.state.table_id
+    for seat, name in ((0, "Ana"), (1, "Bea")):
+        _, table = await seating_a.take_seat(table_id, seat, TakeSeat(name=name))
+    await commands_a.begin(table)
+    await commands_a.submit(table_id, StartHand(seed="ab" * 32), actor="system")
+    started = await commands_a.game(table_id, 1)
+    _, commands_b = process(store)
+    await move(commands_b, table_id, started)
+    store.hold = True
+    slow_read = asyncio.create_task(commands_a.game(table_id, 1))
+    await asyncio.sleep(0)
+    store.hold = False
+    later = await move(commands_a, table_id, await commands_b.game(table_id, 1))
+    store.release.set()
+    assert (await slow_read).version == later  # the latest this process knows
+    held = commands_a.known_game(table_id, 1)
+    assert held is not None and held.version == later
+
+
+async def move(commands: Commands, table_id: str, game: Game) -> int:
+    """The first legal move of the seat to play, as its person; the new version."""
+    assert game.state is not None and game.state.hand is not None
+    mover = game.state.hand.turn
+    return await commands.submit(table_id, legal_moves(game.state)[0], actor=f"seat:{mover}",
+                                 known_version=game.version, person=mover)

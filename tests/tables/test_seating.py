@@ -11,9 +11,10 @@ import pytest
 from muggins.domain.streams import table_stream
 from muggins.eventstore.memory import MemoryEventStore
 from muggins.tables.errors import BadRequest, BadToken, SeatUnavailable, TableBusy
-from muggins.tables.protocol import CreateTable, PlayerIdentity, TakeSeat
+from muggins.tables.protocol import BotSeat, CreateTable, PlayerIdentity, TakeSeat
 from muggins.tables.seat_keys import MemorySeatKeys
 from muggins.tables.seating import Seating, token_hash
+from tests.support.slow_reads import SlowReads
 
 
 @pytest.fixture
@@ -98,3 +99,24 @@ async def test_a_rotated_secret_stops_working_at_once(seating: Seating,
             player_id=granted.player_id, secret=granted.player_secret)))
     await seating.take_seat(other, 0, TakeSeat(name="Ana", player=PlayerIdentity(
         player_id=granted.player_id, secret=fresh)))
+
+
+async def test_a_read_overtaken_by_an_append_does_not_put_the_older_table_back(
+        keys: MemorySeatKeys) -> None:
+    # Seen in CI: a rematch began (game 2), and a read of the table begun
+    # just before it ended just after it, leaving game 1 held for reads.
+    store = SlowReads()
+    seating = Seating(keys, store)
+    opened = await seating.open_table(CreateTable(seats=2, bots=[BotSeat(seat=1)]))
+    table_id = opened.state.table_id
+    store.hold = True
+    slow_read = asyncio.create_task(seating.table(table_id, fresh=True))
+    await asyncio.sleep(0)
+    store.hold = False
+    later = await seating.begin_rematch(opened)
+    store.release.set()
+    await slow_read
+    assert later.state.game == opened.state.game + 1
+    held = seating.known(table_id)
+    assert held is not None and held.version == later.version
+    assert (await seating.table(table_id)).state.game == later.state.game

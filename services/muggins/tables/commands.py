@@ -113,19 +113,23 @@ class Commands:
         state = fold(events, cached.state if cached else None)
         game = Game(number, recorded[-1].stream_version, state, recorded[-1].recorded_at,
                     hand_events_after(cached.hand_events if cached else (), events))
-        self._remember(stream, game)
-        return game
+        return self._remember(stream, game)
 
     def known_game(self, table_id: str, number: int) -> Game | None:
         """Game ``number`` as this process last had it, if it has it (no read)."""
         return self._games.get(game_stream(table_id, number))
 
-    def _remember(self, stream: str, game: Game) -> None:
-        """Cache a game; the least recently changed go first past the bound."""
-        self._games.pop(stream, None)
+    def _remember(self, stream: str, game: Game) -> Game:
+        """Cache a game unless a later version is held already (a read begun
+        before an append may end after it); the least recently changed go
+        first past the bound.  The game kept is returned."""
+        held = self._games.pop(stream, None)
+        if held is not None and held.version > game.version:
+            game = held
         self._games[stream] = game
         while len(self._games) > MAX_CACHED_GAMES:
             del self._games[next(iter(self._games))]
+        return game
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)

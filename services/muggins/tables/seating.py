@@ -209,8 +209,7 @@ class Seating:
             table = table_from(table_id, recorded)
         else:
             table = cached.after(recorded)
-        self._remember(table_id, table)
-        return table
+        return self._remember(table_id, table)
 
     def known(self, table_id: str) -> Table | None:
         """The table as this process last had it, if it has it (no read)."""
@@ -223,11 +222,18 @@ class Seating:
         cached = self._tables.get(table_id)
         return cached if cached is not None else await self.table(table_id)
 
-    def _remember(self, table_id: str, table: Table) -> None:
-        self._tables.pop(table_id, None)
+    def _remember(self, table_id: str, table: Table) -> Table:
+        """Keep ``table`` unless this process already holds a later version:
+        a read that began before an append (this process's own, say a
+        rematch's) may end after it, and must not put the older table back.
+        The table kept is returned."""
+        held = self._tables.pop(table_id, None)
+        if held is not None and held.version > table.version:
+            table = held
         self._tables[table_id] = table
         while len(self._tables) > MAX_CACHED_TABLES:
             del self._tables[next(iter(self._tables))]
+        return table
 
     async def _append(self, table: Table, events: list[TableEvent], *, actor: str,
                       due: Due | None = None) -> Table:
