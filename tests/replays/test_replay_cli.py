@@ -42,7 +42,10 @@ async def rematched(store: EventStore) -> list[int]:
 async def test_verify_show_export_against_the_store(
     table: str, database_url: str, tmp_path: Path
 ) -> None:
-    verified = muggins("replay", "verify", table, "--all", database_url=database_url)
+    # A fresh interpreter here (the other calls are forked from one that has
+    # imported the command line: tests.support.replays).
+    verified = muggins("replay", "verify", table, "--all", database_url=database_url,
+                       fresh=True)
     assert verified.returncode == 0, verified.stderr
     assert "all fair" in verified.stdout and "✓ hand 1" in verified.stdout
     shown = muggins("replay", "show", table, "--hand", "1", database_url=database_url)
@@ -59,7 +62,8 @@ async def test_verify_show_export_against_the_store(
     scored = next(e for e in record["events"] if e["event"]["type"] == "PointsScored")
     scored["event"]["points"] += 10
     path.write_text(json.dumps(record))
-    tampered = muggins("replay", "verify", "--file", str(path), database_url=database_url)
+    tampered = muggins("replay", "verify", "--file", str(path), database_url=database_url,
+                       fresh=True)
     assert tampered.returncode == 1 and "PROBLEMS FOUND" in tampered.stdout
     assert f"event {scored['version']}" in tampered.stdout
 
