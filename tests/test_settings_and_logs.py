@@ -106,6 +106,9 @@ def test_every_setting_comes_from_the_environment_as_its_type() -> None:
         ({"MUGGINS_BOT_DELAY": "soon"}, "bot_delay"),
         ({"MUGGINS_STREAM_NAME": "has spaces"}, "stream_name"),
         ({"MUGGINS_DB_POOL_MIN": "20"}, "db_pool_min"),
+        ({"MUGGINS_DATABASE_URL": "mysql://a@db/x"}, "database_url"),
+        ({"MUGGINS_DATABASE_URL": "postgresql://a@db/x",
+          "MUGGINS_MIGRATION_DATABASE_URL": "db/x"}, "migration_database_url"),
     ],
 )
 def test_bad_values_name_their_setting(environ: dict[str, str], message: str) -> None:

@@ -42,17 +42,19 @@ async def rematched(store: EventStore) -> list[int]:
 async def test_verify_show_export_against_the_store(
     table: str, database_url: str, tmp_path: Path
 ) -> None:
-    # A fresh interpreter here (the other calls are forked from one that has
-    # imported the command line: tests.support.replays).
+    # Fresh interpreters here (the other calls are forked from one that has
+    # imported the command line: see tests.support.replays).
     verified = muggins("replay", "verify", table, "--all", database_url=database_url,
                        fresh=True)
     assert verified.returncode == 0, verified.stderr
     assert "all fair" in verified.stdout and "✓ hand 1" in verified.stdout
-    shown = muggins("replay", "show", table, "--hand", "1", database_url=database_url)
+    shown = muggins("replay", "show", table, "--hand", "1", database_url=database_url,
+                    fresh=True)
     assert shown.returncode == 0
     assert "Hand 1:" in shown.stdout and "open ends" in shown.stdout
     assert "seed revealed" in shown.stdout and "rounded" in shown.stdout
-    exported = muggins("replay", "export", table, "--hand", "1", database_url=database_url)
+    exported = muggins("replay", "export", table, "--hand", "1", database_url=database_url,
+                       fresh=True)
     assert exported.returncode == 0
     path = tmp_path / "hand.json"
     path.write_text(exported.stdout)

@@ -265,7 +265,8 @@ async def test_an_event_stream_dropped_unstarted_gives_its_slot_back(service: Ru
 
 # The bots wait 3 s before a move: with none, the bot given seat 0 could
 # move before the person does (seen under a profiler), and the person's
-# move would be refused as made on an old view instead of taking the seat back.
+# move would be refused as made on an old view instead of taking the seat
+# back.  (When seat 1's bot leads, the test waits those 3 s for it too.)
 @pytest.mark.service_settings(bot_delay=3.0)
 async def test_a_valid_move_takes_the_seat_back_from_the_bot_without_a_socket(
     service: Running,

@@ -105,10 +105,22 @@ async def test_a_game_read_overtaken_by_a_move_does_not_put_the_older_game_back(
     await asyncio.sleep(0)
     store.hold = False
     later = await move(commands_a, table_id, await commands_b.game(table_id, 1))
+    assert not slow_read.done()  # held across the move
     store.release.set()
     assert (await slow_read).version == later  # the latest this process knows
     held = commands_a.known_game(table_id, 1)
     assert held is not None and held.version == later
+    # A read that finds nothing after what A held when it began answers
+    # what A holds when it ends.
+    store.release = asyncio.Event()
+    store.hold = True
+    empty_read = asyncio.create_task(commands_a.game(table_id, 1))
+    await asyncio.sleep(0)
+    store.hold = False
+    latest = await move(commands_a, table_id, held)
+    assert not empty_read.done()
+    store.release.set()
+    assert (await empty_read).version == latest > later
 
 
 async def move(commands: Commands, table_id: str, game: Game) -> int:

@@ -103,8 +103,9 @@ async def test_a_rotated_secret_stops_working_at_once(seating: Seating,
 
 async def test_a_read_overtaken_by_an_append_does_not_put_the_older_table_back(
         keys: MemorySeatKeys) -> None:
-    # Seen in CI: a rematch began (game 2), and a read of the table begun
-    # just before it ended just after it, leaving game 1 held for reads.
+    # Seen in CI: a rematch began game 2, and a read of the table begun just
+    # before it ended just after it, leaving game 1 held for reads.  Here a
+    # table with no game yet begins game 1 while a read is out.
     store = SlowReads()
     seating = Seating(keys, store)
     opened = await seating.open_table(CreateTable(seats=2, bots=[BotSeat(seat=1)]))
@@ -114,8 +115,9 @@ async def test_a_read_overtaken_by_an_append_does_not_put_the_older_table_back(
     await asyncio.sleep(0)
     store.hold = False
     later = await seating.begin_rematch(opened)
+    assert not slow_read.done()  # held across the append
     store.release.set()
-    await slow_read
+    assert (await slow_read).version == later.version  # the later table, not its own read
     assert later.state.game == opened.state.game + 1
     held = seating.known(table_id)
     assert held is not None and held.version == later.version

@@ -108,7 +108,9 @@ class Commands:
         after = cached.version if cached else 0
         recorded = await self.store.read_stream(stream, after)
         if not recorded:
-            return cached or Game(number, 0, None, None)
+            # Nothing after what this process held when the read began; it
+            # may hold a later version now (an append while the read was out).
+            return self._games.get(stream) or cached or Game(number, 0, None, None)
         events = [game_event(r) for r in recorded]
         state = fold(events, cached.state if cached else None)
         game = Game(number, recorded[-1].stream_version, state, recorded[-1].recorded_at,
@@ -121,7 +123,7 @@ class Commands:
 
     def _remember(self, stream: str, game: Game) -> Game:
         """Cache a game unless a later version is held already (a read begun
-        before an append may end after it); the least recently changed go
+        before an append may end after it); the least recently remembered go
         first past the bound.  The game kept is returned."""
         held = self._games.pop(stream, None)
         if held is not None and held.version > game.version:

@@ -243,6 +243,8 @@ class Seating:
         recorded = await self.store.append(table_stream(table_id), table.version,
                                            encoded_all(events), actor=actor, due=due)
         updated = table.after(recorded)
+        # The caller gets its own append's table (its next append is guarded
+        # by that version), whatever later one this process may hold by now.
         self._remember(table_id, updated)
         if due is not None:
             self.wakeups.due(due.key, due.seconds)

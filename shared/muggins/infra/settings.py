@@ -41,16 +41,21 @@ def about(text: str) -> msgspec.Meta:
     return msgspec.Meta(description=text)
 
 
+#: A PostgreSQL URL as asyncpg reads one: any other scheme was a traceback
+#: from the driver at the first connection, not a setting's clear refusal.
+PostgresUrl = Annotated[str, msgspec.Meta(pattern=r"^postgres(ql)?://")]
+
+
 class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Every setting, its type, range, default and description: the one
     place they are declared (deploy/README.md lists them; ``muggins serve``
     makes its flags from them)."""
 
     # -- servers -------------------------------------------------------------
-    database_url: Annotated[str | None, about(
+    database_url: Annotated[PostgresUrl | None, about(
         "postgresql://user@host:port/db, as the service's role (muggins_service: "
         "docs/eventstore.md, \"Roles\"); none: start the embedded server.")] = None
-    migration_database_url: Annotated[str | None, about(
+    migration_database_url: Annotated[PostgresUrl | None, about(
         "The same database as the role that owns the schema (muggins_owner): "
         "migrations run with it.  None: they run with database_url.")] = None
     nats_url: Annotated[str | None, about(
