@@ -38,6 +38,17 @@ def process(store: MemoryEventStore) -> tuple[Seating, Commands]:
     return seating, Commands(store, seating, Timings(), BroadcastClock(), Wakeups())
 
 
+async def hand_begun(seating: Seating, commands: Commands) -> str:
+    """A table of two people, Ana and Bea, its first hand begun: its id."""
+    table = await seating.open_table(CreateTable(seats=2))
+    table_id = table.state.table_id
+    for seat, name in ((0, "Ana"), (1, "Bea")):
+        _, table = await seating.take_seat(table_id, seat, TakeSeat(name=name))
+    await commands.begin(table)
+    await commands.submit(table_id, StartHand(seed="ab" * 32), actor="system")
+    return table_id
+
+
 async def test_a_move_on_a_table_another_process_changed_is_decided_on_the_change(
         memory_store: MemoryEventStore) -> None:
     """Process B gives seat 0 to a bot after A last read the table; A's
@@ -45,12 +56,7 @@ async def test_a_move_on_a_table_another_process_changed_is_decided_on_the_chang
     move would leave the bot in the seat; the guard sends A to the store,
     and the move takes the seat back, as a move by the person does."""
     seating_a, commands_a = process(memory_store)
-    table = await seating_a.open_table(CreateTable(seats=2))
-    table_id = table.state.table_id
-    for seat, name in ((0, "Ana"), (1, "Bea")):
-        _, table = await seating_a.take_seat(table_id, seat, TakeSeat(name=name))
-    await commands_a.begin(table)
-    await commands_a.submit(table_id, StartHand(seed="ab" * 32), actor="system")
+    table_id = await hand_begun(seating_a, commands_a)
     game = await commands_a.game(table_id, 1)
     assert game.state is not None and game.state.hand is not None
     mover = game.state.hand.turn
@@ -91,12 +97,7 @@ async def test_a_game_read_overtaken_by_a_move_does_not_put_the_older_game_back(
     next move: the game A holds stays the later one."""
     store = SlowReads()
     seating_a, commands_a = process(store)
-    table = await seating_a.open_table(CreateTable(seats=2))
-    table_id = table.state.table_id
-    for seat, name in ((0, "Ana"), (1, "Bea")):
-        _, table = await seating_a.take_seat(table_id, seat, TakeSeat(name=name))
-    await commands_a.begin(table)
-    await commands_a.submit(table_id, StartHand(seed="ab" * 32), actor="system")
+    table_id = await hand_begun(seating_a, commands_a)
     started = await commands_a.game(table_id, 1)
     _, commands_b = process(store)
     await move(commands_b, table_id, started)
