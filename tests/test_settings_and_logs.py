@@ -116,6 +116,12 @@ def test_bad_values_name_their_setting(environ: dict[str, str], message: str) ->
         load_settings(environ=environ)
 
 
+@pytest.mark.parametrize("url", ["postgresql://a@db/x", "postgres://a@db/x",
+                                 "PostgreSQL://a@db/x"])
+def test_every_scheme_the_driver_reads_is_a_database_url(url: str) -> None:
+    assert load_settings(environ={"MUGGINS_DATABASE_URL": url}).database_url == url
+
+
 def test_the_deploy_readme_lists_every_setting() -> None:
     readme = (Path(__file__).resolve().parents[1] / "deploy" / "README.md").read_text()
     missing = [name for name in Settings.__struct_fields__

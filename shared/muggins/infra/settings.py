@@ -43,7 +43,7 @@ def about(text: str) -> msgspec.Meta:
 
 #: A PostgreSQL URL as asyncpg reads one: any other scheme was a traceback
 #: from the driver at the first connection, not a setting's clear refusal.
-PostgresUrl = Annotated[str, msgspec.Meta(pattern=r"^postgres(ql)?://")]
+PostgresUrl = Annotated[str, msgspec.Meta(pattern=r"(?i)^postgres(ql)?://")]
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
