@@ -38,8 +38,9 @@ SMOKES = [
 ]
 #: Seconds a smoke run may take, on a machine busy with the rest of the suite.
 TIMEOUT = 120
-#: Longer: five runs, each with its own servers and service process (whose
-#: bots' workers start before it serves), about a minute here when idle.
+#: Longer: five runs, each with a flooder process of its own, on one
+#: service process, 24 s here when idle (42 s in a busy suite, with a
+#: service process for each run).
 TIMEOUTS = {"bench_costly_floods": 300}
 
 

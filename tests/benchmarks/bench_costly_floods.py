@@ -27,7 +27,8 @@ players' p99 within 1.5 times the run without.
     MUGGINS_BENCH_SECONDS=20 python3 deploy/dev.py bench costly_floods
     MUGGINS_BENCH_FLOODS=hints python3 deploy/dev.py bench costly_floods
 
-``--smoke``: every flood, 3 s a run, one table of each kind of probe and one
+``--smoke``: every flood, 3 s a run, on one service process for all the
+runs, one table of each kind of probe and one
 bot game for the analyses and evidence (the analyses flood asks for its
 first hand only, analysed before the flood); the probes must move with no
 error, each flooder must send and be answered only as a flood is, and the
@@ -234,16 +235,28 @@ async def chat_rows(database_url: str) -> int:
         await connection.close()
 
 
-async def one_run(folder: Path, env: dict[str, str], flood: str | None
-                  ) -> tuple[Probes, Counter[str], float]:
-    # The default settings (the per-address limits among them), but no bot
-    # delay: the expert's reply is then its thinking and the service's time.
-    # At smoke size the expert thinks 20 ms, not 200: the same path, and a
-    # tenth of the CPU (at 200 ms it kept a core busy through every run).
-    async with service_process(folder, env, f"run-{flood or 'none'}",
-                               "--bot-delay", "0", "--hand-pause", "0",
-                               *(["--expert-budget-ms", "20"] if SMOKE else []),
-                               quotas=True) as base_url:
+#: The default settings (the per-address limits among them), but no bot
+#: delay: the expert's reply is then its thinking and the service's time.
+#: At smoke size the expert thinks 20 ms, not 200: the same path, and a
+#: tenth of the CPU (at 200 ms it kept a core busy through every run).
+SERVICE_ARGUMENTS = ("--bot-delay", "0", "--hand-pause", "0",
+                     *(["--expert-budget-ms", "20"] if SMOKE else []))
+
+
+def logged_errors(log: Path) -> list[str]:
+    """The error lines and tracebacks a service process logged."""
+    return [line for line in log.read_text().splitlines()
+            if '"level": "error"' in line or "Traceback" in line]
+
+
+async def one_run(folder: Path, env: dict[str, str], flood: str | None,
+                  shared_service: str | None = None) -> tuple[Probes, Counter[str], float]:
+    """One run: on a fresh service process (its log checked for errors), or
+    at smoke size on ``shared_service``, which main checks once at the end."""
+    async with (contextlib.nullcontext(shared_service) if shared_service
+                else service_process(folder, env, f"run-{flood or 'none'}", *SERVICE_ARGUMENTS,
+                                     quotas=True)) as base_url:
+        assert base_url is not None
         flooder = None
         targets: list[str] = []
         if flood in ("analyses", "evidence"):
@@ -278,8 +291,7 @@ async def one_run(folder: Path, env: dict[str, str], flood: str | None
             flooder.send_signal(signal.SIGINT)
             outcomes = Counter(json.loads(await flooder.stdout.read() or b"{}"))
             await flooder.wait()
-    logged = (folder / f"run-{flood or 'none'}.log").read_text().splitlines()
-    errors = [line for line in logged if '"level": "error"' in line or "Traceback" in line]
+    errors = [] if shared_service else logged_errors(folder / f"run-{flood or 'none'}.log")
     if errors:
         outcomes["service errors logged"] = len(errors)
         print("\n".join(errors[:5]), file=sys.stderr)
@@ -422,16 +434,31 @@ async def main() -> int:
           f"two people; {SECONDS:.0f} s a run; floods: {', '.join(FLOODS)}", flush=True)
     rows: list[tuple[str, float, float]] = []
     broken: list[str] = []
-    # At smoke size one set of servers serves every run (nothing is judged
-    # that an earlier run's tables could sway, and starting them is most of
-    # a smoke run's time).
-    with contextlib.ExitStack() as shared:
+    # At smoke size one set of servers and one service process serve every
+    # run (nothing is judged that an earlier run's tables could sway, and
+    # starting them was most of a smoke run's time: five service processes,
+    # 42 s of a test worker).
+    async with contextlib.AsyncExitStack() as shared:
         kept = shared.enter_context(bench_servers()) if SMOKE else None
+        shared_service = None
+        if kept is not None:
+            log = kept[0] / "run-smoke.log"
+
+            def check_the_log() -> None:  # once the service has stopped (the stack unwinds)
+                errors = logged_errors(log)
+                if errors:
+                    print("\n".join(errors[:5]), file=sys.stderr)
+                    broken.append(f"the shared service ({len(errors)} errors logged)")
+
+            shared.callback(check_the_log)
+            shared_service = await shared.enter_async_context(service_process(
+                kept[0], kept[1], "run-smoke", *SERVICE_ARGUMENTS, quotas=True))
         for flood_kind in [None, *FLOODS]:
             # Fresh servers for each run: a run's tables, left to their bots when
             # its clients go, would go on playing through the next run's.
             with contextlib.nullcontext(kept) if kept else bench_servers() as (folder, env):
-                probes, outcomes, rows_per_second = await one_run(folder, env, flood_kind)
+                probes, outcomes, rows_per_second = await one_run(folder, env, flood_kind,
+                                                                  shared_service)
                 replies, players = probes.experts.replies, probes.players.latencies
                 label = flood_kind or "nobody flooding"
                 rows.append((label, percentile(replies, 0.5), percentile(players, 0.99)))
