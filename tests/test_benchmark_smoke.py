@@ -38,10 +38,9 @@ SMOKES = [
 ]
 #: Seconds a smoke run may take, on a machine busy with the rest of the suite.
 TIMEOUT = 120
-#: Longer: five runs, each with a flooder process of its own, on one
-#: service process, 24 s here when idle (42 s in a busy suite, with a
-#: service process for each run).
-TIMEOUTS = {"bench_costly_floods": 300}
+#: Longer: five runs on one service process, each with a flooder process
+#: of its own: 24 s here when idle.
+TIMEOUTS = {"bench_costly_floods": 180}
 
 
 @pytest.mark.slow

@@ -117,9 +117,25 @@ def test_bad_values_name_their_setting(environ: dict[str, str], message: str) ->
 
 
 @pytest.mark.parametrize("url", ["postgresql://a@db/x", "postgres://a@db/x",
-                                 "PostgreSQL://a@db/x"])
+                                 "PostgreSQL://a@db/x", "postgresql:///muggins?host=/run/pg",
+                                 "postgresql://a@db1:5432,db2:5433/x"])
 def test_every_scheme_the_driver_reads_is_a_database_url(url: str) -> None:
     assert load_settings(environ={"MUGGINS_DATABASE_URL": url}).database_url == url
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("mysql://a:secret@db/x", "not mysql://"),
+    ("postgresql+asyncpg://a:secret@db/x", "not postgresql+asyncpg://"),
+    ("a:secret@db/x", "has no scheme"),
+])
+def test_a_database_url_of_another_kind_is_refused_without_its_password(
+        url: str, said: str) -> None:
+    with pytest.raises(SettingsError) as refused:
+        load_settings(environ={"MUGGINS_DATABASE_URL": url})
+    message = str(refused.value)
+    assert "MUGGINS_DATABASE_URL" in message and said in message and "secret" not in message
+    with pytest.raises(SettingsError):  # built directly too
+        Settings(database_url=url)
 
 
 def test_the_deploy_readme_lists_every_setting() -> None:

@@ -45,6 +45,7 @@ import signal
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,11 +189,19 @@ class ProbeTables:
     pairs: list[tuple[str, str, int]]
 
 
-async def probe_tables(base_url: str) -> ProbeTables:
+def probe_address(run: int, number: int) -> str:
+    """The address of a run's probe table ``number``: each run its own, so
+    that on a service shared by the runs (at smoke size) a run's probes
+    never meet the per-address budgets an earlier run's spent."""
+    return PROBE_ADDRESSES[(run * (PROBE_EXPERTS + PROBE_PAIRS) + number)
+                           % len(PROBE_ADDRESSES)]
+
+
+async def probe_tables(base_url: str, run: int) -> ProbeTables:
     expert_tables = []
     pairs = []
     for number in range(PROBE_EXPERTS + PROBE_PAIRS):
-        address = PROBE_ADDRESSES[number % len(PROBE_ADDRESSES)]
+        address = probe_address(run, number)
         async with httpx.AsyncClient(
                 base_url=base_url, timeout=30,
                 transport=httpx.AsyncHTTPTransport(local_address=address)) as http:
@@ -207,7 +216,7 @@ async def probe_tables(base_url: str) -> ProbeTables:
     return ProbeTables(expert_tables, pairs)
 
 
-async def run_probes(base_url: str, tables: ProbeTables) -> Probes:
+async def run_probes(base_url: str, tables: ProbeTables, run: int) -> Probes:
     ws_url = base_url.replace("http", "ws", 1)
     experts, players = ExpertReplies(), Stats()
     expert_tables, pairs = tables.experts, tables.pairs
@@ -215,13 +224,11 @@ async def run_probes(base_url: str, tables: ProbeTables) -> Probes:
     rng = random.Random(2026)
     await asyncio.gather(
         *(person_against_expert(ws_url, table_id, token, experts, until,
-                                random.Random(rng.random()),
-                                PROBE_ADDRESSES[number % len(PROBE_ADDRESSES)])
+                                random.Random(rng.random()), probe_address(run, number))
           for number, (table_id, token) in enumerate(expert_tables)),
         *(seat_player(ws_url, table_id, token, seat, players, until,
                       random.Random(rng.random()),
-                      local_address=PROBE_ADDRESSES[(PROBE_EXPERTS + number // 2)
-                                                    % len(PROBE_ADDRESSES)])
+                      local_address=probe_address(run, PROBE_EXPERTS + number // 2))
           for number, (table_id, token, seat) in enumerate(pairs)))
     return Probes(experts, players)
 
@@ -243,17 +250,34 @@ SERVICE_ARGUMENTS = ("--bot-delay", "0", "--hand-pause", "0",
                      *(["--expert-budget-ms", "20"] if SMOKE else []))
 
 
-def logged_errors(log: Path) -> list[str]:
-    """The error lines and tracebacks a service process logged."""
-    return [line for line in log.read_text().splitlines()
-            if '"level": "error"' in line or "Traceback" in line]
+def logged_errors(lines: Iterable[str]) -> list[str]:
+    """The error (or worse) lines and tracebacks among a service's log lines."""
+    return [line for line in lines if '"level": "error"' in line
+            or '"level": "critical"' in line or "Traceback" in line]
 
 
-async def one_run(folder: Path, env: dict[str, str], flood: str | None,
-                  shared_service: str | None = None) -> tuple[Probes, Counter[str], float]:
-    """One run: on a fresh service process (its log checked for errors), or
-    at smoke size on ``shared_service``, which main checks once at the end."""
-    async with (contextlib.nullcontext(shared_service) if shared_service
+@dataclass
+class SharedService:
+    """The service process every run of a smoke run uses, and how far its
+    log has been read: each run is told the errors logged while it ran."""
+
+    url: str
+    log: Path
+    read_to: int = 0
+
+    def new_errors(self) -> list[str]:
+        """The errors among the whole lines logged since the last call."""
+        written = self.log.read_bytes()[self.read_to:]
+        whole = written[:written.rfind(b"\n") + 1]
+        self.read_to += len(whole)
+        return logged_errors(whole.decode(errors="replace").splitlines())
+
+
+async def one_run(folder: Path, env: dict[str, str], flood: str | None, run: int,
+                  shared: SharedService | None = None) -> tuple[Probes, Counter[str], float]:
+    """One run: on a fresh service process, or at smoke size on ``shared``;
+    the errors the service logged meanwhile are counted either way."""
+    async with (contextlib.nullcontext(shared.url) if shared is not None
                 else service_process(folder, env, f"run-{flood or 'none'}", *SERVICE_ARGUMENTS,
                                      quotas=True)) as base_url:
         assert base_url is not None
@@ -270,7 +294,7 @@ async def one_run(folder: Path, env: dict[str, str], flood: str | None,
                 targets = targets[:1]
                 await analysed(base_url, targets[0])
             print(f"{'':<16} {len(targets)} paths for the {flood} flood", flush=True)
-        tables = await probe_tables(base_url)
+        tables = await probe_tables(base_url, run)
         if flood == "chat":
             targets = sorted({table_id for table_id, _, _ in tables.pairs})
         if flood is not None:
@@ -283,7 +307,7 @@ async def one_run(folder: Path, env: dict[str, str], flood: str | None,
             assert ready.strip() == b"flooding", ready
         rows_before = await chat_rows(env["MUGGINS_DATABASE_URL"])
         started = time.monotonic()
-        probes = await run_probes(base_url, tables)
+        probes = await run_probes(base_url, tables, run)
         rows = (await chat_rows(env["MUGGINS_DATABASE_URL"]) - rows_before) / max(
             1e-9, time.monotonic() - started)
         outcomes: Counter[str] = Counter()
@@ -291,7 +315,8 @@ async def one_run(folder: Path, env: dict[str, str], flood: str | None,
             flooder.send_signal(signal.SIGINT)
             outcomes = Counter(json.loads(await flooder.stdout.read() or b"{}"))
             await flooder.wait()
-    errors = [] if shared_service else logged_errors(folder / f"run-{flood or 'none'}.log")
+    errors = (shared.new_errors() if shared is not None else logged_errors(
+        (folder / f"run-{flood or 'none'}.log").read_text().splitlines()))
     if errors:
         outcomes["service errors logged"] = len(errors)
         print("\n".join(errors[:5]), file=sys.stderr)
@@ -442,22 +467,25 @@ async def main() -> int:
         kept = shared.enter_context(bench_servers()) if SMOKE else None
         shared_service = None
         if kept is not None:
-            log = kept[0] / "run-smoke.log"
+            shared_service = SharedService("", kept[0] / "run-smoke.log")
 
-            def check_the_log() -> None:  # once the service has stopped (the stack unwinds)
-                errors = logged_errors(log)
+            def check_the_stop(service: SharedService) -> None:
+                # Once the service has stopped, before its folder goes (the
+                # stack unwinds in the opposite order): what it logged after
+                # the last run, its shutdown.
+                errors = service.new_errors()
                 if errors:
                     print("\n".join(errors[:5]), file=sys.stderr)
-                    broken.append(f"the shared service ({len(errors)} errors logged)")
+                    broken.append(f"the shared service's stop ({len(errors)} errors logged)")
 
-            shared.callback(check_the_log)
-            shared_service = await shared.enter_async_context(service_process(
+            shared.callback(check_the_stop, shared_service)
+            shared_service.url = await shared.enter_async_context(service_process(
                 kept[0], kept[1], "run-smoke", *SERVICE_ARGUMENTS, quotas=True))
-        for flood_kind in [None, *FLOODS]:
+        for run, flood_kind in enumerate([None, *FLOODS]):
             # Fresh servers for each run: a run's tables, left to their bots when
             # its clients go, would go on playing through the next run's.
             with contextlib.nullcontext(kept) if kept else bench_servers() as (folder, env):
-                probes, outcomes, rows_per_second = await one_run(folder, env, flood_kind,
+                probes, outcomes, rows_per_second = await one_run(folder, env, flood_kind, run,
                                                                   shared_service)
                 replies, players = probes.experts.replies, probes.players.latencies
                 label = flood_kind or "nobody flooding"

@@ -422,7 +422,11 @@ async def service_process(folder: Path, env: dict[str, str], name: str,
         yield base_url
     finally:
         server.terminate()
-        server.wait(30)
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:  # never left running past its servers
+            server.kill()
+            server.wait()
 
 
 async def main() -> int:

@@ -41,9 +41,20 @@ def about(text: str) -> msgspec.Meta:
     return msgspec.Meta(description=text)
 
 
-#: A PostgreSQL URL as asyncpg reads one: any other scheme was a traceback
-#: from the driver at the first connection, not a setting's clear refusal.
-PostgresUrl = Annotated[str, msgspec.Meta(pattern=r"(?i)^postgres(ql)?://")]
+#: The schemes of a PostgreSQL URL as asyncpg reads one (in any case): any
+#: other was a traceback from the driver at the first connection.
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def check_database_url(name: str, url: str | None) -> None:
+    """A SettingsError naming the setting unless ``url`` is a PostgreSQL URL
+    (its scheme alone is said: the rest may hold a password)."""
+    if url is None or url.lower().startswith(POSTGRES_SCHEMES):
+        return
+    scheme = url.split("://", 1)[0][:20] if "://" in url else None
+    raise SettingsError(
+        f"{name} (MUGGINS_{name.upper()}) must be a postgresql:// or postgres:// URL, "
+        + (f"not {scheme}://" if scheme is not None else "and has no scheme"))
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -52,10 +63,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     makes its flags from them)."""
 
     # -- servers -------------------------------------------------------------
-    database_url: Annotated[PostgresUrl | None, about(
+    database_url: Annotated[str | None, about(
         "postgresql://user@host:port/db, as the service's role (muggins_service: "
         "docs/eventstore.md, \"Roles\"); none: start the embedded server.")] = None
-    migration_database_url: Annotated[PostgresUrl | None, about(
+    migration_database_url: Annotated[str | None, about(
         "The same database as the role that owns the schema (muggins_owner): "
         "migrations run with it.  None: they run with database_url.")] = None
     nats_url: Annotated[str | None, about(
@@ -171,6 +182,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         "The least a log line must be to be written.")] = "info"
 
     def __post_init__(self) -> None:
+        check_database_url("database_url", self.database_url)
+        check_database_url("migration_database_url", self.migration_database_url)
         if self.migration_database_url is not None and self.database_url is None:
             raise SettingsError(
                 "migration_database_url needs database_url: the embedded server "
