@@ -75,7 +75,14 @@ from muggins.tables.wakeups import Wakeups
 if TYPE_CHECKING:
     from muggins.cluster.local import LocalCluster
 from muggins.domain.streams import NoSuchTable, is_table_id, table_id, table_stream
-from muggins.infra.settings import ENVIRONMENT, Settings, SettingsError, load_settings, with_values
+from muggins.infra.settings import (
+    ENVIRONMENT,
+    Settings,
+    SettingsError,
+    environment_variable,
+    load_settings,
+    with_values,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -138,7 +145,7 @@ def _setting_flags(command: Callable[..., None]) -> Callable[..., None]:
             if isinstance(field.type, msgspec.inspect.Metadata) else ""
         flag = flag or f"--{name.replace('_', '-')}"
         default = "none" if field.default is None else str(field.default).lower()
-        help_text = (f"{about} [setting {name}, MUGGINS_{name.upper()}; "
+        help_text = (f"{about} [setting {name}, {environment_variable(name)}; "
                      f"default {default}{_range_of(kind)}]")
         if isinstance(kind, msgspec.inspect.BoolType):
             option = click.option(f"{flag}/--no-{flag.removeprefix('--')}", name,
@@ -1073,7 +1080,7 @@ def cluster_up(cluster: LocalCluster, port: int | None, replicas: int | None,
     extra: dict[str, str] = {}
     for item in settings:
         name, equals, value = item.partition("=")
-        variable = f"MUGGINS_{name.strip().upper()}"
+        variable = environment_variable(name.strip())
         if not equals or variable not in ENVIRONMENT:
             raise click.BadParameter(f"{item!r}: not NAME=VALUE with a known setting",
                                      param_hint="--set")

@@ -5,8 +5,6 @@ in-memory store and keys, which tests/contract holds to PostgreSQL's)."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from muggins.domain.streams import table_stream
@@ -101,26 +99,19 @@ async def test_a_game_read_overtaken_by_a_move_does_not_put_the_older_game_back(
     started = await commands_a.game(table_id, 1)
     _, commands_b = process(store)
     await move(commands_b, table_id, started)
-    store.hold = True
-    slow_read = asyncio.create_task(commands_a.game(table_id, 1))
-    await asyncio.sleep(0)
-    store.hold = False
+    slow_read = await store.held(commands_a.game(table_id, 1))
     later = await move(commands_a, table_id, await commands_b.game(table_id, 1))
     assert not slow_read.done()  # held across the move
-    store.release.set()
+    store.release()
     assert (await slow_read).version == later  # the latest this process knows
     held = commands_a.known_game(table_id, 1)
     assert held is not None and held.version == later
     # A read that finds nothing after what A held when it began answers
     # what A holds when it ends.
-    store.release = asyncio.Event()
-    store.hold = True
-    empty_read = asyncio.create_task(commands_a.game(table_id, 1))
-    await asyncio.sleep(0)
-    store.hold = False
+    empty_read = await store.held(commands_a.game(table_id, 1))
     latest = await move(commands_a, table_id, held)
     assert not empty_read.done()
-    store.release.set()
+    store.release()
     assert (await empty_read).version == latest > later
 
 

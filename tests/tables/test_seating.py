@@ -110,13 +110,10 @@ async def test_a_read_overtaken_by_an_append_does_not_put_the_older_table_back(
     seating = Seating(keys, store)
     opened = await seating.open_table(CreateTable(seats=2, bots=[BotSeat(seat=1)]))
     table_id = opened.state.table_id
-    store.hold = True
-    slow_read = asyncio.create_task(seating.table(table_id, fresh=True))
-    await asyncio.sleep(0)
-    store.hold = False
+    slow_read = await store.held(seating.table(table_id, fresh=True))
     later = await seating.begin_rematch(opened)
     assert not slow_read.done()  # held across the append
-    store.release.set()
+    store.release()
     assert (await slow_read).version == later.version  # the later table, not its own read
     assert later.state.game == opened.state.game + 1
     held = seating.known(table_id)

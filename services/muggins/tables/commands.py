@@ -39,6 +39,7 @@ from muggins.tables.errors import (
     WaitFirst,
     YouLeft,
 )
+from muggins.tables.latest_versions import LatestVersions
 from muggins.tables.life_view import choices_from
 from muggins.tables.metrics import APPENDED, MOVES, BroadcastClock
 from muggins.tables.next_step import Step, Timings, next_step
@@ -91,7 +92,7 @@ class Commands:
         self.broadcast_clock = broadcast_clock or BroadcastClock()
         self.seating = seating
         self.timings = timings
-        self._games: dict[str, Game] = {}
+        self._games: LatestVersions[Game] = LatestVersions(MAX_CACHED_GAMES)
         self._locks: dict[str, asyncio.Lock] = {}
         #: Told of every append that makes something due (see muggins.tables.wakeups).
         self.wakeups = wakeups or seating.wakeups
@@ -115,23 +116,11 @@ class Commands:
         state = fold(events, cached.state if cached else None)
         game = Game(number, recorded[-1].stream_version, state, recorded[-1].recorded_at,
                     hand_events_after(cached.hand_events if cached else (), events))
-        return self._remember(stream, game)
+        return self._games.keep(stream, game)
 
     def known_game(self, table_id: str, number: int) -> Game | None:
         """Game ``number`` as this process last had it, if it has it (no read)."""
         return self._games.get(game_stream(table_id, number))
-
-    def _remember(self, stream: str, game: Game) -> Game:
-        """Cache a game unless a later version is held already (a read begun
-        before an append may end after it); the least recently remembered go
-        first past the bound.  The game kept is returned."""
-        held = self._games.pop(stream, None)
-        if held is not None and held.version > game.version:
-            game = held
-        self._games[stream] = game
-        while len(self._games) > MAX_CACHED_GAMES:
-            del self._games[next(iter(self._games))]
-        return game
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -210,7 +199,7 @@ class Commands:
                     APPENDED.observe(time.monotonic() - came_in)
                     self.broadcast_clock.started(stream, new_version, came_in)
                     MOVES.labels(type(command).__name__, actor.partition(":")[0]).inc()
-                    self._remember(stream, Game(game.number, new_version, new_state,
+                    self._games.keep(stream, Game(game.number, new_version, new_state,
                                                 recorded[-1].recorded_at,
                                                 hand_events_after(game.hand_events, events)))
                     self.wakeups.due(table_id, due.seconds, None if step is None else
@@ -324,7 +313,7 @@ class Commands:
                                                actor="system", due=due)
         except ConcurrencyError:
             return  # started already (another process, or an earlier attempt)
-        self._remember(stream, Game(number, recorded[-1].stream_version, state,
+        self._games.keep(stream, Game(number, recorded[-1].stream_version, state,
                                     recorded[-1].recorded_at, tuple(events)))
         self.wakeups.due(table_id, due.seconds, None if step is None else
                          (step, (table.version, number, recorded[-1].stream_version)))

@@ -61,6 +61,7 @@ from muggins.tables.errors import (
     TableClosedRefusal,
     TableNotFound,
 )
+from muggins.tables.latest_versions import LatestVersions
 from muggins.tables.next_step import Timings
 from muggins.tables.protocol import CreateTable, SeatGranted, SeatingEntry, TakeSeat, clean_name
 from muggins.tables.seat_keys import SeatKeys
@@ -178,7 +179,7 @@ class Seating:
         #: people closes ``idle_close`` after its last event, and every
         #: seating append sets its row again.
         self.timings = timings or Timings()
-        self._tables: dict[str, Table] = {}
+        self._tables: LatestVersions[Table] = LatestVersions(MAX_CACHED_TABLES)
         #: Told of every append that makes something due (the scheduler's
         #: quick path; the due row itself is what counts).
         self.wakeups = wakeups or Wakeups()
@@ -209,7 +210,7 @@ class Seating:
             table = table_from(table_id, recorded)
         else:
             table = cached.after(recorded)
-        return self._remember(table_id, table)
+        return self._tables.keep(table_id, table)
 
     def known(self, table_id: str) -> Table | None:
         """The table as this process last had it, if it has it (no read)."""
@@ -222,19 +223,6 @@ class Seating:
         cached = self._tables.get(table_id)
         return cached if cached is not None else await self.table(table_id)
 
-    def _remember(self, table_id: str, table: Table) -> Table:
-        """Keep ``table`` unless this process already holds a later version:
-        a read that began before an append (this process's own, say a
-        rematch's) may end after it, and must not put the older table back.
-        The table kept is returned."""
-        held = self._tables.pop(table_id, None)
-        if held is not None and held.version > table.version:
-            table = held
-        self._tables[table_id] = table
-        while len(self._tables) > MAX_CACHED_TABLES:
-            del self._tables[next(iter(self._tables))]
-        return table
-
     async def _append(self, table: Table, events: list[TableEvent], *, actor: str,
                       due: Due | None = None) -> Table:
         """Append to the table's stream at the version ``table`` was read at
@@ -245,7 +233,7 @@ class Seating:
         updated = table.after(recorded)
         # The caller gets its own append's table (its next append is guarded
         # by that version), whatever later one this process may hold by now.
-        self._remember(table_id, updated)
+        self._tables.keep(table_id, updated)
         if due is not None:
             self.wakeups.due(due.key, due.seconds)
         return updated
@@ -274,7 +262,7 @@ class Seating:
         recorded = await self.store.append(table_stream(table_id), 0, encoded_all(events),
                                            actor="system", due=due)
         table = table_from(table_id, recorded)
-        self._remember(table_id, table)
+        self._tables.keep(table_id, table)
         self.wakeups.due(table_id, due.seconds)
         log.info("table opened", table=table_id, preset=ruleset.preset, bots=len(bots))
         return table

@@ -41,6 +41,11 @@ def about(text: str) -> msgspec.Meta:
     return msgspec.Meta(description=text)
 
 
+def environment_variable(name: str) -> str:
+    """A setting's environment variable: MUGGINS_ and its name in capitals."""
+    return f"MUGGINS_{name.upper()}"
+
+
 #: The schemes of a PostgreSQL URL as asyncpg reads one (in any case): any
 #: other was a traceback from the driver at the first connection.
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -53,7 +58,7 @@ def check_database_url(name: str, url: str | None) -> None:
         return
     scheme = url.split("://", 1)[0][:20] if "://" in url else None
     raise SettingsError(
-        f"{name} (MUGGINS_{name.upper()}) must be a postgresql:// or postgres:// URL, "
+        f"{name} ({environment_variable(name)}) must be a postgresql:// or postgres:// URL, "
         + (f"not {scheme}://" if scheme is not None else "and has no scheme"))
 
 
@@ -261,9 +266,9 @@ RETIRED: dict[str, str] = {
     "consumer_max_ack_pending": "the projectors wake on the relay's bell, with no consumer",
 }
 
-#: Every setting's environment variable: MUGGINS_ and its name in capitals.
+#: Every setting's environment variable (``environment_variable``) and the setting.
 ENVIRONMENT: dict[str, str] = {
-    f"MUGGINS_{name.upper()}": name for name in Settings.__struct_fields__
+    environment_variable(name): name for name in Settings.__struct_fields__
 }
 
 
@@ -287,8 +292,8 @@ def load_settings(
                               "remove it", stacklevel=2)
     for name, why in RETIRED.items():
         # Said, not ignored: a deployment that still sets it is told to drop it.
-        if environ.get(f"MUGGINS_{name.upper()}"):
-            warnings.warn(f"MUGGINS_{name.upper()}: setting {name} no longer does anything "
+        if environ.get(environment_variable(name)):
+            warnings.warn(f"{environment_variable(name)}: setting {name} no longer does anything "
                           f"({why}): remove it", stacklevel=2)
     for variable, field in ENVIRONMENT.items():
         if environ.get(variable):
