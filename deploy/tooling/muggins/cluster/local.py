@@ -6,7 +6,9 @@ front of the HTTP ones.  ``muggins cluster up|down|status|kill|start|restart|rol
 Every process runs detached, its output in ``<directory>/logs/<name>.log``;
 what runs where is kept in ``<directory>/cluster.json``, so any later
 command (or test) finds it.  Ports are chosen once, at the first ``up``, and
-kept: a process restarted comes back where it was.
+kept: a process restarted comes back where it was.  (A port another process
+takes between the plan and our process's start is the exception: that
+process exits at once, saying so, and ``up`` gives it another.)
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ from muggins.infra.embedded import (
     NatsRoutes,
     pid_alive,
     port_is_free,
-    wait_for_port,
     wait_gone,
 )
 from muggins.infra.settings import SettingsError, load_settings
@@ -50,16 +51,25 @@ from muggins.infra.settings import SettingsError, load_settings
 #: Ports a cluster keeps (chosen at its first ``up``): below Linux's default
 #: range for outgoing connections (32768-60999).
 KEPT_PORTS = (20000, 32000)
-#: Starts of HAProxy on ports of the planner's choice before ``up`` gives up:
-#: a port free when planned can be taken by another process before HAProxy
-#: binds it (seen once in the tests, with four workers on the machine).
-FRONT_TRIES = 3
+#: Starts of a process on ports of the planner's choice before ``up`` gives
+#: up: a port free when planned can be taken by another process before ours
+#: binds it (seen in the tests, with four or five workers on the machine:
+#: HAProxy's front once, a service replica's port once).
+PORT_TRIES = 3
+#: What uvicorn and nats-server log when their port is taken (the system's words).
+PORT_TAKEN = "address already in use"
+#: The lines of a process's log an error about its start quotes.
+LOG_TAIL_LINES = 15
 #: Settings that shape the topology itself: never given to every process.
 TOPOLOGY_SETTINGS = ADDRESS_SETTINGS | {"MUGGINS_ROLE", "MUGGINS_PROJECTORS_IN_PROCESS"}
 
 
 class ClusterError(Exception):
     """The cluster cannot do what was asked; the message says why."""
+
+
+class PortTaken(ClusterError):
+    """A process stopped as it started because another process had its port."""
 
 
 class Instance(msgspec.Struct, kw_only=True):
@@ -150,6 +160,9 @@ class LocalCluster:
         self.state_file = self.directory / "cluster.json"
         self.logs = self.directory / "logs"
         self.state: ClusterState | None = None
+        #: Where each process's log stood when this object last started it:
+        #: an error about that start quotes only what the start wrote.
+        self._log_starts: dict[str, int] = {}
         if self.state_file.exists():
             try:
                 self.state = msgspec.json.decode(self.state_file.read_bytes(),
@@ -227,28 +240,77 @@ class LocalCluster:
                 self._save()
         self.logs.mkdir(parents=True, exist_ok=True)
         self.start_postgres()
-        for node in self.instances("nats"):
-            self.start(node.name, wait=False)
-        for node in self.instances("nats"):
-            wait_for_port(node.port, timeout)
-        self._wait_for_jetstream(timeout)
+        self._start_nats(timeout)
         # The first muggins process migrates the database and makes the stream;
         # the others then start together.
         others = [i for i in self._state.instances if i.kind not in ("postgres", "nats",
                                                                      "haproxy")]
-        if others:
-            self.start(others[0].name, timeout=timeout)
+        for instance in others[:1]:
+            self.start(instance.name, wait=False)
+            self._wait_ready_moving_port(instance.name, timeout)
         for instance in others[1:]:
             self.start(instance.name, wait=False)
         for instance in others[1:]:
-            self.wait_ready(instance.name, timeout)
+            self._wait_ready_moving_port(instance.name, timeout)
         self._start_front(timeout)
         self.wait_site_ready(timeout)
+
+    def _start_nats(self, timeout: float) -> None:
+        """Start the NATS nodes not running and wait for their JetStream
+        quorum.  A node whose port was taken since the plan stops at once;
+        while no muggins process runs (none has their addresses yet), every
+        node gets new ports and they start again."""
+        for tries_left in reversed(range(PORT_TRIES)):
+            try:
+                for node in self.instances("nats"):
+                    self.start(node.name, wait=False)
+                self._wait_for_jetstream(timeout)
+                return
+            except PortTaken:
+                if not tries_left or any(self.is_running(i.name) for i in self.instances()
+                                         if i.kind not in ("postgres", "nats")):
+                    raise
+            for node in self.instances("nats"):
+                self.stop(node.name)
+            self._move_nats()
+
+    def _move_nats(self) -> None:
+        """New client, route and monitoring ports for every NATS node."""
+        taken = self._ports()
+        for node in self.instances("nats"):
+            node.port, node.route_port, node.monitor_port = (
+                kept_port(taken), kept_port(taken), kept_port(taken))
+        self._save()
+
+    def _wait_ready_moving_port(self, name: str, timeout: float) -> None:
+        """``wait_ready`` for a muggins process started; one that stopped
+        because its port was taken since the plan (always the planner's
+        choice) gets another and starts again.  HAProxy, if it runs, starts
+        again too: its configuration names the port."""
+        for tries_left in reversed(range(PORT_TRIES)):
+            try:
+                self.wait_ready(name, timeout)
+                return
+            except PortTaken:
+                if not tries_left:
+                    raise
+            self.instance(name).port = kept_port(self._ports())
+            self._save()
+            self.start(name, wait=False)
+            if self.is_running("haproxy"):
+                self.stop("haproxy")
+                self._start_front(timeout)
+
+    def _ports(self) -> set[int]:
+        """Every port the cluster's plan holds."""
+        state = self._state
+        taken = {port for i in state.instances for port in (i.port, i.route_port, i.monitor_port)}
+        return taken | {state.front_port, state.stats_port, state.postgres_port}
 
     def _start_front(self, timeout: float) -> None:
         """Start HAProxy.  It exits at once if one of its ports is taken: when
         the planner chose them, choose others and start it again."""
-        for tries_left in reversed(range(FRONT_TRIES)):
+        for tries_left in reversed(range(PORT_TRIES)):
             try:
                 self.start("haproxy", timeout=timeout)
                 return
@@ -262,8 +324,7 @@ class LocalCluster:
     def _move_front(self) -> None:
         """New ports for HAProxy's front and statistics, of the planner's kind."""
         state = self._state
-        taken = {port for i in state.instances for port in (i.port, i.route_port, i.monitor_port)}
-        taken |= {state.front_port, state.stats_port, state.postgres_port}
+        taken = self._ports()
         state.front_port = kept_port(taken)
         state.stats_port = kept_port(taken)
         self.instance("haproxy").port = state.front_port
@@ -322,9 +383,16 @@ class LocalCluster:
         if _ours(instance):
             return
         self.logs.mkdir(parents=True, exist_ok=True)
+        log = self.log_of(name)
+        self._log_starts[name] = log.stat().st_size if log.exists() else 0
         if instance.kind == "nats":
             node = self._nats_node(instance)
-            node.start(timeout)
+            try:
+                node.start(timeout)
+            except EmbeddedServerError:
+                instance.pid = None
+                self._save()
+                raise self._stopped_while_starting(name) from None
             # The process started now (its pid file may not be written yet).
             instance.pid = node.process.pid if node.process else node.running_pid()
             instance.started = _start_time(instance.pid)
@@ -432,10 +500,30 @@ class LocalCluster:
             if self.is_ready(name):
                 return
             if not self.is_running(name):
-                raise ClusterError(f"{name} stopped while starting: see {self.log_of(name)}")
+                raise self._stopped_while_starting(name)
             time.sleep(0.1)
-        raise ClusterError(f"{name} was not ready within {timeout:.0f} s: "
-                           f"see {self.log_of(name)}")
+        raise ClusterError(f"{name} was not ready within {timeout:.0f} s: see "
+                           f"{self.log_of(name)}{self._last_lines(name)}")
+
+    def _stopped_while_starting(self, name: str) -> ClusterError:
+        """The error for a process that stopped as it started: PortTaken if
+        its log says its port was taken; its last lines either way (a test
+        run's folders may be gone when its output is read)."""
+        kind = PortTaken if PORT_TAKEN in self._log_since_start(name).lower() else ClusterError
+        return kind(f"{name} stopped while starting: see {self.log_of(name)}"
+                    f"{self._last_lines(name)}")
+
+    def _log_since_start(self, name: str) -> str:
+        try:
+            with open(self.log_of(name), "rb") as log:
+                log.seek(self._log_starts.get(name, 0))
+                return log.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def _last_lines(self, name: str) -> str:
+        lines = self._log_since_start(name).strip().splitlines()[-LOG_TAIL_LINES:]
+        return "; its last lines:\n" + "\n".join(lines) if lines else ""
 
     def log_of(self, name: str) -> Path:
         """Where a process's output goes."""
@@ -462,6 +550,11 @@ class LocalCluster:
         deadline = time.monotonic() + timeout
         nodes = self.instances("nats")
         while time.monotonic() < deadline:
+            for node in nodes:
+                # Stopped: its port was taken, say (another's listener may
+                # even answer on its client port), or worse.  Not a wait.
+                if not self.is_running(node.name):
+                    raise self._stopped_while_starting(node.name)
             if all(answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz?js-enabled-only=true")
                    for node in nodes) and any(
                     answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz") for node in nodes):
