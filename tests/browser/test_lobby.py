@@ -15,7 +15,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.support.browser import Pages
-from tests.support.pages import play_a_move, play_until, screenshot, shot, sit
+from tests.support.pages import play_a_move, play_until, screenshot, shot, sideways_overflow, sit
 from tests.support.service import Running
 from tests.support.tables import create
 from tests.support.tables import sit as sit_by_api
@@ -25,7 +25,6 @@ DESKTOP: dict[str, Any] = {"width": 1280, "height": 800}
 PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
 #: The default game's name, as each language says it.
 ALL_FIVES = {"en": "All Fives", "es": "Dominó a cincos"}
-OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
 
 async def lobby(pages: Pages, lang: str, size: dict[str, Any]) -> Page:
@@ -66,7 +65,7 @@ async def test_play_now_seats_you_in_one_click(
     await some_tables(service)
     page = await lobby(pages, lang, size)
     await expect(page.locator("#playing-tables li[data-table]")).not_to_have_count(0)
-    assert await page.evaluate(OVERFLOW) <= 0
+    assert await sideways_overflow(page) <= 0
     await expect(page.locator("#play-now")).to_be_focused()
     await screenshot(page, shot(tmp_path, f"lobby-{name}.png"), full_page=True)
     await page.fill("#play-name", "Ana")
@@ -87,7 +86,7 @@ async def test_play_now_seats_you_in_one_click(
     if not await page.locator("#layout .tile").count():
         await play_a_move(page)
     await page.wait_for_selector("#layout .tile")
-    assert await page.evaluate(OVERFLOW) <= 0
+    assert await sideways_overflow(page) <= 0
     await screenshot(page, shot(tmp_path, f"table-heading-{name}.png"))
 
 
@@ -115,7 +114,7 @@ async def test_the_computers_level_is_chosen_in_the_lobby_and_named_at_the_table
     await page.locator("#quick-levels label", has_text=about).click()
     await expect(page.locator("#quick-levels input[value=easy]")).to_be_checked()
     await expect(page.locator("#play-now-about")).to_contain_text(f"({easy})")
-    assert await page.evaluate(OVERFLOW) <= 0
+    assert await sideways_overflow(page) <= 0
     await page.locator("#quick-level").scroll_into_view_if_needed()
     await screenshot(page, shot(tmp_path, f"lobby-levels-{name}.png"))
     await page.click("#quick-duel-bots")
@@ -235,7 +234,7 @@ async def test_the_lobby_lists_free_seats_first_with_names(
     text = await tables.inner_text()
     for table in (playing, empty, waiting):
         assert table["table_id"] not in text  # names, never ids
-    assert await page.evaluate(OVERFLOW) <= 0
+    assert await sideways_overflow(page) <= 0
 
 
 @BOTH_SIZES_AND_LANGUAGES
@@ -267,7 +266,7 @@ async def test_spanish_words_players_use(
     await expect(page.locator("#rules")).to_contain_text("es el cruce (en inglés, spinner)")
     rules = await page.locator("#rules").inner_text()
     assert "tablas" not in rules
-    assert await page.evaluate(OVERFLOW) <= 0
+    assert await sideways_overflow(page) <= 0
     if size is PHONE:
         await screenshot(page, shot(tmp_path, "lobby-words-phone-es.png"), full_page=True)
 
@@ -283,7 +282,7 @@ async def test_the_games_and_their_words_in_plain_english(
     games = page.locator("#games-in-words")
     await expect(games).to_contain_text("Sniff (Muggins with a spinner)")
     await expect(games).to_contain_text("opens four ways")
-    assert await page.evaluate(OVERFLOW) <= 0
+    assert await sideways_overflow(page) <= 0
 
 
 #: English a Spanish page must not show (outside the names of games told in

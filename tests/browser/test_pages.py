@@ -25,6 +25,7 @@ from tests.support.pages import (
     open_full_form,
     play_a_move,
     play_until,
+    sideways_overflow,
     sit,
 )
 from tests.support.service import Running
@@ -211,8 +212,7 @@ async def test_readable_at_phone_width(pages: Pages) -> None:
     await page.click("#go-to-table")
     await sit(page, "Ana")
     await expect(page.locator(".tile-button").first).to_be_visible()
-    overflow = await page.evaluate(
-        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    overflow = await sideways_overflow(page)
     assert overflow <= 0, f"the page is {overflow} px wider than a phone"
     board = await page.locator("#layout").bounding_box()
     assert board is not None and board["width"] <= 375

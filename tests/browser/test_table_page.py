@@ -27,6 +27,7 @@ from tests.support.pages import (
     play_until,
     screenshot,
     shot,
+    sideways_overflow,
     sit,
 )
 from tests.support.service import Running
@@ -546,13 +547,12 @@ async def test_phone_width_keyboard_reach_and_labels(pages: Pages, tmp_path: Pat
         assert tabs <= 1, "Play now is not where the keyboard starts"
     phone = await pages.open("/", width=390, height=844, is_mobile=True, has_touch=True)
     await phone.wait_for_selector("#board-rows tr", state="attached")
-    overflow = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
-    assert await phone.evaluate(overflow) <= 0
+    assert await sideways_overflow(phone) <= 0
     await create_from_lobby(phone)
     await phone.click("#go-to-table")
     await sit(phone, "Ana")
     await my_turn(phone)
-    assert await phone.evaluate(overflow) <= 0
+    assert await sideways_overflow(phone) <= 0
     await expect(phone.locator("body")).to_have_class(re.compile("touch"))
     await expect(phone.locator("#keys")).to_be_hidden()
     heights = await phone.evaluate("""() => {

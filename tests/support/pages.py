@@ -15,6 +15,14 @@ from playwright.async_api import Page, expect
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
+async def sideways_overflow(page: Page) -> int:
+    """How many CSS px the page is wider than its screen (0 or less: none).
+    On a phone (``is_mobile``) a page wider than the screen is laid out
+    zoomed, and clicks then land beside what they aim at."""
+    return int(await page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"))
+
+
 async def open_full_form(page: Page) -> None:
     """Unfold the lobby's whole form (its "More options")."""
     if await page.locator("#full-form").get_attribute("open") is None:
