@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, Route, expect
 
 from tests.support.browser import Pages
 from tests.support.pages import play_a_move, play_until, screenshot, shot, sideways_overflow, sit
@@ -384,3 +384,32 @@ async def test_a_guests_name_reads_in_each_pages_language(
     await expect(page.locator("#game")).to_be_visible()
     assert await page.evaluate("() => localStorage.getItem('muggins.name')") == "Ana"
     await expect(page.locator("#scores .side.mine")).to_contain_text("Ana")
+
+
+#: What a page says when the service answers 503 `unavailable` (its database or
+#: bus away for a moment): the site, not a table, which the lobby has none of.
+UNAVAILABLE = {"en": "The site is unavailable for a moment", "es": "El sitio no está disponible"}
+
+
+@pytest.mark.parametrize(("size", "lang"), [(PHONE, "en"), (DESKTOP, "es")],
+                         ids=["phone-en", "desktop-es"])
+async def test_an_outage_while_making_a_table_is_said_as_the_sites(
+    pages: Pages, service: Running, tmp_path: Path, size: dict[str, Any], lang: str,
+) -> None:
+    page = await lobby(pages, lang, size)
+
+    async def outage(route: Route) -> None:
+        # The service's own answer to an outage (muggins.tables.app, ``unavailable``).
+        await route.fulfill(status=503, headers={"Retry-After": "2"}, json={
+            "status_code": 503, "code": "unavailable",
+            "detail": "the service cannot reach its database just now: try again"})
+
+    await page.route(re.compile(r".*/tables\?lang=.*"), outage)
+    pages.expect_error(r"status of 503")  # the browser's own line for the refusal
+    await page.fill("#play-name", "Ana")
+    await page.click("#play-now")
+    await expect(page.locator("#play-error")).to_contain_text(UNAVAILABLE[lang])
+    await expect(page.locator("#play-error")).not_to_contain_text("table")
+    await expect(page.locator("#play-now")).to_be_enabled()  # to try again
+    assert await sideways_overflow(page) <= 0
+    await screenshot(page, shot(tmp_path, f"lobby-unavailable-{lang}.png"), full_page=size is PHONE)
