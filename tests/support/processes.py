@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 
 from muggins.cluster import processes as cluster_processes
-from muggins.infra.embedded import free_port
+from muggins.cluster.local import kept_port
 
 #: What asyncio and uvicorn print when an exception escaped every handler.
 UNHANDLED_MARKERS = (
@@ -103,7 +103,9 @@ class ServiceProcess:
         self.database_url = database_url
         self.nats_url = nats_url
         self.arguments = list(arguments)
-        self.port = port or free_port()
+        # Below the ports the system gives outgoing connections: one of them
+        # could take this port while the service is down between two starts.
+        self.port = port or kept_port(set())
         self.process: subprocess.Popen[bytes] | None = None
         #: Every log file this service wrote (one per start).
         self.logs: list[Path] = []

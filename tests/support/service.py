@@ -19,7 +19,7 @@ from litestar import Litestar
 
 from muggins.bootstrap import Infrastructure, infrastructure
 from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
-from muggins.infra.embedded import EmbeddedNats, free_port, port_is_free
+from muggins.infra.embedded import EmbeddedNats
 from muggins.infra.settings import Settings
 from muggins.tables.app import create_app
 from muggins.tables.runtime import Runtime, ServiceOptions
@@ -126,13 +126,16 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
     ``port``: the one to listen on if it is free (the browser tests keep one
     per worker, so that their browser contexts outlive a test); otherwise,
     and by default, any free port."""
-    port = port if port is not None and port_is_free(port) else free_port()
+    listening = bound_socket(port)
+    port = listening.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
     the_settings = Settings(database_url=role_url(url_of_database, SERVICE_ROLE),
                             migration_database_url=role_url(url_of_database, OWNER_ROLE),
                             nats_url=nats_url, log_level="warning", public_url=url,
                             **{**FAST_SETTINGS, **settings})
-    async with infrastructure(the_settings) as infra:
+    async with contextlib.AsyncExitStack() as stack:
+        stack.callback(listening.close)  # (uvicorn closes it too, once it served)
+        infra = await stack.enter_async_context(infrastructure(the_settings))
         app = create_app(the_settings, options, infra)
         # proxy_headers=False as `muggins serve`: the app alone decides who the client is.
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
@@ -142,7 +145,7 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
                                 # request would fail that request (seen under load).
                                 timeout_keep_alive=120)
         server = PromptServer(config)
-        task = asyncio.create_task(server.serve())
+        task = asyncio.create_task(server.serve(sockets=[listening]))
         listening_by = asyncio.get_running_loop().time() + 30
         while not server.started:
             if task.done():
@@ -163,6 +166,30 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
         finally:
             server.stop()
             await asyncio.wait_for(task, 15)
+
+
+def bound_socket(port: int | None) -> socket.socket:
+    """A socket bound on 127.0.0.1:``port`` if it can be had, else on any free
+    port, for uvicorn to serve on.  Bound here rather than by uvicorn once
+    the app is made: a port found free and bound later can be taken in
+    between (seen: two runs of the browser tests on one machine, each on
+    the other's port), and uvicorn's failure to bind ends its process with
+    SystemExit, which broke the worker's shared event loop for every test
+    after it."""
+    for wanted in (port, 0) if port else (0,):
+        listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # As uvicorn binds: a port a closed server left in TIME_WAIT is free.
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listening.bind(("127.0.0.1", wanted))
+            # Listening at once: Linux lets another SO_REUSEADDR socket bind a
+            # port bound but not yet listened on, and then one listen fails.
+            listening.listen(2048)
+        except OSError:
+            listening.close()
+            continue
+        return listening
+    raise AssertionError("no port to listen on")  # port 0 always binds
 
 
 async def _ready(http: httpx.AsyncClient, timeout: float = 30.0) -> None:
