@@ -389,6 +389,7 @@ async def test_a_guests_name_reads_in_each_pages_language(
 #: What a page says when the service answers 503 `unavailable` (its database or
 #: bus away for a moment): the site, not a table, which the lobby has none of.
 UNAVAILABLE = {"en": "The site is unavailable for a moment", "es": "El sitio no está disponible"}
+TABLE_WORD = {"en": "table", "es": "mesa"}
 
 
 @pytest.mark.parametrize(("size", "lang"), [(PHONE, "en"), (DESKTOP, "es")],
@@ -409,7 +410,7 @@ async def test_an_outage_while_making_a_table_is_said_as_the_sites(
     await page.fill("#play-name", "Ana")
     await page.click("#play-now")
     await expect(page.locator("#play-error")).to_contain_text(UNAVAILABLE[lang])
-    await expect(page.locator("#play-error")).not_to_contain_text("table")
+    await expect(page.locator("#play-error")).not_to_contain_text(TABLE_WORD[lang])
     await expect(page.locator("#play-now")).to_be_enabled()  # to try again
     assert await sideways_overflow(page) <= 0
     await screenshot(page, shot(tmp_path, f"lobby-unavailable-{lang}.png"), full_page=size is PHONE)

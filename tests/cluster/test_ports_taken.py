@@ -50,8 +50,10 @@ def replica_on(port: int) -> Iterator[None]:
 
 @contextlib.contextmanager
 def taken(port: int) -> Iterator[None]:
-    """Another process's listener on ``port``."""
+    """Another process's listener on ``port`` (one of ours just closed there
+    may have left it in TIME_WAIT: taken all the same, as servers bind)."""
     with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         other.bind(("127.0.0.1", port))
         other.listen()
         yield
@@ -99,20 +101,28 @@ def test_a_replica_stopped_by_its_taken_port_says_so_with_its_last_lines(
     """The error carries the log's last lines: CI prints the error, and the
     folder the log was in is gone by the time anyone reads it."""
     cluster = planned(tmp_path / "cluster", 0)
-    with taken(cluster.instance("service-1").port), \
-            pytest.raises(PortTaken, match="service-1 stopped while starting") as refused:
-        cluster.start("service-1", timeout=30)  # it stops before it needs the servers
-    assert "address already in use" in str(refused.value)
-    assert "its last lines:" in str(refused.value)
-    assert not cluster.is_running("service-1")
-
-
-def test_a_replicas_and_a_nats_nodes_ports_taken_since_the_plan_move(tmp_path: Path) -> None:
-    cluster = planned(tmp_path / "cluster", 0, {"MUGGINS_LOG_LEVEL": "info"})
-    replica, node = cluster.instance("service-1"), cluster.instance("nats-2")
-    replica_port, route_port = replica.port, node.route_port
     try:
-        with taken(replica_port), taken(route_port):
+        with taken(cluster.instance("service-1").port), \
+                pytest.raises(PortTaken, match="service-1 stopped while starting") as refused:
+            cluster.start("service-1", timeout=30)  # it stops before it needs the servers
+        assert "address already in use" in str(refused.value)
+        assert "its last lines:" in str(refused.value)
+        assert not cluster.is_running("service-1")
+    finally:
+        cluster.stop("service-1")
+
+
+def test_ports_taken_since_the_plan_move_even_where_another_answers(tmp_path: Path) -> None:
+    """A replica's port held by another's server that answers /readyz (as
+    another cluster's replica would) is not taken for ours, and a NATS
+    node's route port taken moves every node's; then, the cluster running,
+    a replica stopped whose port is taken meanwhile moves, and HAProxy is
+    started again on the new one."""
+    cluster = planned(tmp_path / "cluster", 0, {"MUGGINS_LOG_LEVEL": "info"})
+    replica_port = cluster.instance("service-1").port
+    route_port = cluster.instance("nats-2").route_port
+    try:
+        with replica_on(replica_port), taken(route_port):
             cluster.up(timeout=60)
             moved = LocalCluster(cluster.directory)  # as kept in the cluster's file
             assert moved.instance("service-1").port != replica_port
@@ -122,5 +132,14 @@ def test_a_replicas_and_a_nats_nodes_ports_taken_since_the_plan_move(tmp_path: P
             # Each stopped once, on its taken port, and said why.
             assert "address already in use" in cluster.log_of("service-1").read_text()
             assert "address already in use" in cluster.log_of("nats-2").read_text()
+        cluster.stop("service-1")
+        stopped_on = cluster.instance("service-1").port
+        with taken(stopped_on):
+            cluster.up(timeout=60)
+        now_on = cluster.instance("service-1").port
+        assert now_on != stopped_on
+        assert f"127.0.0.1:{now_on}" in (cluster.directory / "haproxy.cfg").read_text()
+        cluster.wait_balanced("service-1")
+        assert answers_ok(f"{cluster.url}/readyz")
     finally:
         cluster.down()

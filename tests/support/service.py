@@ -126,15 +126,15 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
     ``port``: the one to listen on if it is free (the browser tests keep one
     per worker, so that their browser contexts outlive a test); otherwise,
     and by default, any free port."""
-    listening = bound_socket(port)
-    port = listening.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    the_settings = Settings(database_url=role_url(url_of_database, SERVICE_ROLE),
-                            migration_database_url=role_url(url_of_database, OWNER_ROLE),
-                            nats_url=nats_url, log_level="warning", public_url=url,
-                            **{**FAST_SETTINGS, **settings})
     async with contextlib.AsyncExitStack() as stack:
+        listening = bound_socket(port)
         stack.callback(listening.close)  # (uvicorn closes it too, once it served)
+        port = listening.getsockname()[1]
+        url = f"http://127.0.0.1:{port}"
+        the_settings = Settings(database_url=role_url(url_of_database, SERVICE_ROLE),
+                                migration_database_url=role_url(url_of_database, OWNER_ROLE),
+                                nats_url=nats_url, log_level="warning", public_url=url,
+                                **{**FAST_SETTINGS, **settings})
         infra = await stack.enter_async_context(infrastructure(the_settings))
         app = create_app(the_settings, options, infra)
         # proxy_headers=False as `muggins serve`: the app alone decides who the client is.
@@ -145,7 +145,7 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
                                 # request would fail that request (seen under load).
                                 timeout_keep_alive=120)
         server = PromptServer(config)
-        task = asyncio.create_task(server.serve(sockets=[listening]))
+        task = asyncio.create_task(_serving(server, listening))
         listening_by = asyncio.get_running_loop().time() + 30
         while not server.started:
             if task.done():
@@ -176,20 +176,36 @@ def bound_socket(port: int | None) -> socket.socket:
     the other's port), and uvicorn's failure to bind ends its process with
     SystemExit, which broke the worker's shared event loop for every test
     after it."""
-    for wanted in (port, 0) if port else (0,):
-        listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if port:
+        with contextlib.suppress(OSError):
+            return _listening_on(port)
+    return _listening_on(0)  # (its OSError, if any, is the test's error)
+
+
+def _listening_on(port: int) -> socket.socket:
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
         # As uvicorn binds: a port a closed server left in TIME_WAIT is free.
         listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            listening.bind(("127.0.0.1", wanted))
-            # Listening at once: Linux lets another SO_REUSEADDR socket bind a
-            # port bound but not yet listened on, and then one listen fails.
-            listening.listen(2048)
-        except OSError:
-            listening.close()
-            continue
-        return listening
-    raise AssertionError("no port to listen on")  # port 0 always binds
+        listening.bind(("127.0.0.1", port))
+        # Listening at once: Linux lets another SO_REUSEADDR socket bind a
+        # port bound but not yet listened on, and then one listen fails.
+        listening.listen(2048)
+    except OSError:
+        listening.close()
+        raise
+    return listening
+
+
+async def _serving(server: PromptServer, listening: socket.socket) -> None:
+    """uvicorn's serve on ``listening``.  uvicorn ends its process
+    (``sys.exit``) when the app's startup fails; in a task, SystemExit
+    escapes the event loop, the worker's shared one, and every later test
+    of the worker fails.  Here it is the test's error."""
+    try:
+        await server.serve(sockets=[listening])
+    except SystemExit as exit_:
+        raise RuntimeError(f"uvicorn gave up starting (exit status {exit_.code})") from None
 
 
 async def _ready(http: httpx.AsyncClient, timeout: float = 30.0) -> None:

@@ -123,23 +123,49 @@ def _start_time(pid: int | None) -> str:
         return ""
 
 
+def _listens(pid: int | None, port: int) -> bool:
+    """Whether process ``pid`` holds a socket listening on TCP ``port`` (read
+    from /proc: Linux; elsewhere, taken on trust).  An answer on a planned
+    port proves nothing by itself: until our process binds it, whoever took
+    the port since the plan answers there (another cluster's replica, say)."""
+    try:
+        rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+        rows += Path("/proc/net/tcp6").read_text().splitlines()[1:]
+    except OSError:
+        return True
+    listening = {fields[9] for fields in (row.split() for row in rows)
+                 if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port}
+    if not listening or pid is None:
+        return False
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for descriptor in descriptors:
+        with contextlib.suppress(OSError):
+            target = os.readlink(f"/proc/{pid}/fd/{descriptor}")
+            if target.startswith("socket:[") and target[8:-1] in listening:
+                return True
+    return False
+
+
 def _ours(instance: Instance) -> bool:
     """The instance's process runs: its pid is alive and is still that process."""
     return pid_alive(instance.pid) and (
         not instance.started or _start_time(instance.pid) == instance.started)
 
 
-def kept_port(taken: set[int]) -> int:
-    """A port free now, below the kernel's range for outgoing connections
-    (which could take it while its process is down), not in ``taken``
-    (to which it is added)."""
+def kept_port(taken: set[int], span: tuple[int, int] = KEPT_PORTS) -> int:
+    """A port free now in ``span`` (below the kernel's range for outgoing
+    connections, which could take it while its process is down), not in
+    ``taken`` (to which it is added)."""
     chooser = random.Random()
     for _ in range(1000):
-        port = chooser.randrange(*KEPT_PORTS)
+        port = chooser.randrange(*span)
         if port not in taken and port_is_free(port, reuse_address=False):
             taken.add(port)
             return port
-    raise ClusterError(f"no free port between {KEPT_PORTS[0]} and {KEPT_PORTS[1]}")
+    raise ClusterError(f"no free port between {span[0]} and {span[1]}")
 
 
 def haproxy_binary() -> str:
@@ -268,7 +294,7 @@ class LocalCluster:
                 return
             except PortTaken:
                 if not tries_left or any(self.is_running(i.name) for i in self.instances()
-                                         if i.kind not in ("postgres", "nats")):
+                                         if i.kind not in ("postgres", "nats", "haproxy")):
                     raise
             for node in self.instances("nats"):
                 self.stop(node.name)
@@ -287,19 +313,22 @@ class LocalCluster:
         because its port was taken since the plan (always the planner's
         choice) gets another and starts again.  HAProxy, if it runs, starts
         again too: its configuration names the port."""
+        instance = self.instance(name)
+        moved = False
         for tries_left in reversed(range(PORT_TRIES)):
             try:
                 self.wait_ready(name, timeout)
-                return
+                break
             except PortTaken:
-                if not tries_left:
+                if not tries_left or not instance.port:  # (a projector has no port)
                     raise
-            self.instance(name).port = kept_port(self._ports())
+            instance.port = kept_port(self._ports())
             self._save()
             self.start(name, wait=False)
-            if self.is_running("haproxy"):
-                self.stop("haproxy")
-                self._start_front(timeout)
+            moved = True
+        if moved and self.is_running("haproxy"):
+            self.stop("haproxy")
+            self._start_front(timeout)
 
     def _ports(self) -> set[int]:
         """Every port the cluster's plan holds."""
@@ -314,10 +343,9 @@ class LocalCluster:
             try:
                 self.start("haproxy", timeout=timeout)
                 return
-            except ClusterError:
-                # Not ready in time, or ports not the planner's to move: as it is.
-                if self.is_running("haproxy") or not self._state.front_port_chosen \
-                        or not tries_left:
+            except PortTaken:
+                # Ports not the planner's to move: as it is.
+                if not self._state.front_port_chosen or not tries_left:
                     raise
             self._move_front()
 
@@ -390,6 +418,13 @@ class LocalCluster:
             try:
                 node.start(timeout)
             except EmbeddedServerError:
+                if node.process is not None and node.process.poll() is None:
+                    # Alive, but not answering in time: kept, so that `down` stops it.
+                    instance.pid = node.process.pid
+                    instance.started = _start_time(instance.pid)
+                    self._save()
+                    raise ClusterError(f"{name} did not answer within {timeout:.0f} s: see "
+                                       f"{self.log_of(name)}{self._last_lines(name)}") from None
                 instance.pid = None
                 self._save()
                 raise self._stopped_while_starting(name) from None
@@ -478,14 +513,18 @@ class LocalCluster:
         return _ours(instance)
 
     def is_ready(self, name: str) -> bool:
-        """Running and, for HTTP processes, answering /readyz with 200."""
+        """Running and, for HTTP processes, answering /readyz with 200 on its
+        own listener (and NATS on its own client and monitoring ports)."""
         instance = self.instance(name)
         if not self.is_running(name):
             return False
         if instance.kind in ("service", "spectators"):
-            return answers_ok(f"http://127.0.0.1:{instance.port}/readyz")
+            return (answers_ok(f"http://127.0.0.1:{instance.port}/readyz")
+                    and _listens(instance.pid, instance.port))
         if instance.kind == "nats":
-            return answers_ok(f"http://127.0.0.1:{instance.monitor_port}/healthz")
+            return (answers_ok(f"http://127.0.0.1:{instance.monitor_port}/healthz")
+                    and _listens(instance.pid, instance.port)
+                    and _listens(instance.pid, instance.monitor_port))
         if instance.kind == "haproxy":
             # Its statistics page first: HAProxy binds every listener or
             # exits, so that page proves the front is its own, not another
@@ -509,14 +548,19 @@ class LocalCluster:
         """The error for a process that stopped as it started: PortTaken if
         its log says its port was taken; its last lines either way (a test
         run's folders may be gone when its output is read)."""
-        kind = PortTaken if PORT_TAKEN in self._log_since_start(name).lower() else ClusterError
+        taken = name in self._log_starts and PORT_TAKEN in self._log_since_start(name).lower()
+        kind = PortTaken if taken else ClusterError
         return kind(f"{name} stopped while starting: see {self.log_of(name)}"
                     f"{self._last_lines(name)}")
 
     def _log_since_start(self, name: str) -> str:
+        """What the process's log gained since this object last started it
+        (the whole log if it did not, or if the log is shorter now)."""
         try:
             with open(self.log_of(name), "rb") as log:
-                log.seek(self._log_starts.get(name, 0))
+                start = self._log_starts.get(name, 0)
+                if os.fstat(log.fileno()).st_size >= start:
+                    log.seek(start)
                 return log.read().decode(errors="replace")
         except OSError:
             return ""
