@@ -599,7 +599,9 @@ class LocalCluster:
                 # even answer on its client port), or worse.  Not a wait.
                 if not self.is_running(node.name):
                     raise self._stopped_while_starting(node.name)
+            # Each answering on its own listeners, not another's on a taken port.
             if all(answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz?js-enabled-only=true")
+                   and _listens(node.pid, node.port) and _listens(node.pid, node.monitor_port)
                    for node in nodes) and any(
                     answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz") for node in nodes):
                 return
