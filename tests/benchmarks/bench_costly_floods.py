@@ -267,7 +267,9 @@ class SharedService:
 
     def new_errors(self) -> list[str]:
         """The errors among the whole lines logged since the last call."""
-        written = self.log.read_bytes()[self.read_to:]
+        with self.log.open("rb") as log:
+            log.seek(self.read_to)
+            written = log.read()
         whole = written[:written.rfind(b"\n") + 1]
         self.read_to += len(whole)
         return logged_errors(whole.decode(errors="replace").splitlines())

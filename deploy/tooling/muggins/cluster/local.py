@@ -23,7 +23,7 @@ import signal
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -286,22 +286,21 @@ class LocalCluster:
         quorum.  A node whose port was taken since the plan stops at once;
         while no muggins process runs (none has their addresses yet), every
         node gets new ports and they start again."""
-        for tries_left in reversed(range(PORT_TRIES)):
-            try:
-                for node in self.instances("nats"):
-                    self.start(node.name, wait=False)
-                self._wait_for_jetstream(timeout)
-                return
-            except PortTaken:
-                if not tries_left or any(self.is_running(i.name) for i in self.instances()
-                                         if i.kind not in ("postgres", "nats", "haproxy")):
-                    raise
+        def attempt() -> None:
             for node in self.instances("nats"):
-                self.stop(node.name)
-            self._move_nats()
+                self.start(node.name, wait=False)
+            self._wait_for_jetstream(timeout)
+
+        def no_muggins_process() -> bool:
+            return not any(self.is_running(i.name) for i in self.instances()
+                           if i.kind not in ("postgres", "nats", "haproxy"))
+
+        self._on_other_ports(attempt, self._move_nats, no_muggins_process)
 
     def _move_nats(self) -> None:
-        """New client, route and monitoring ports for every NATS node."""
+        """Every NATS node stopped, and new client, route and monitoring ports."""
+        for node in self.instances("nats"):
+            self.stop(node.name)
         taken = self._ports()
         for node in self.instances("nats"):
             node.port, node.route_port, node.monitor_port = (
@@ -314,21 +313,33 @@ class LocalCluster:
         choice) gets another and starts again.  HAProxy, if it runs, starts
         again too: its configuration names the port."""
         instance = self.instance(name)
-        moved = False
-        for tries_left in reversed(range(PORT_TRIES)):
-            try:
-                self.wait_ready(name, timeout)
-                break
-            except PortTaken:
-                if not tries_left or not instance.port:  # (a projector has no port)
-                    raise
+        planned_port = instance.port
+
+        def move() -> None:
             instance.port = kept_port(self._ports())
             self._save()
             self.start(name, wait=False)
-            moved = True
-        if moved and self.is_running("haproxy"):
+
+        self._on_other_ports(lambda: self.wait_ready(name, timeout), move,
+                             lambda: bool(instance.port))  # (a projector has no port)
+        if instance.port != planned_port and self.is_running("haproxy"):
             self.stop("haproxy")
             self._start_front(timeout)
+
+    @staticmethod
+    def _on_other_ports(attempt: Callable[[], None], move: Callable[[], None],
+                        movable: Callable[[], bool]) -> None:
+        """``attempt``; while it fails with PortTaken and the ports are
+        ``movable`` (the planner's, and nothing depends on them yet), ``move``
+        them and attempt again: PORT_TRIES attempts in all."""
+        for tries_left in reversed(range(PORT_TRIES)):
+            try:
+                attempt()
+                return
+            except PortTaken:
+                if not tries_left or not movable():
+                    raise
+            move()
 
     def _ports(self) -> set[int]:
         """Every port the cluster's plan holds."""
@@ -339,15 +350,8 @@ class LocalCluster:
     def _start_front(self, timeout: float) -> None:
         """Start HAProxy.  It exits at once if one of its ports is taken: when
         the planner chose them, choose others and start it again."""
-        for tries_left in reversed(range(PORT_TRIES)):
-            try:
-                self.start("haproxy", timeout=timeout)
-                return
-            except PortTaken:
-                # Ports not the planner's to move: as it is.
-                if not self._state.front_port_chosen or not tries_left:
-                    raise
-            self._move_front()
+        self._on_other_ports(lambda: self.start("haproxy", timeout=timeout), self._move_front,
+                             lambda: self._state.front_port_chosen)
 
     def _move_front(self) -> None:
         """New ports for HAProxy's front and statistics, of the planner's kind."""
