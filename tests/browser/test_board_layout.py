@@ -197,6 +197,15 @@ async def choose_an_end(page: Page) -> bool:
     return await page.locator("#prompt").is_visible()
 
 
+async def may_wait(page: Page, arm: str, level: int) -> bool:
+    """Whether the layout may leave this open end without a target (layout.js,
+    needsPlace): any end of a board laid at a looser level, and an empty arm
+    of a spinner after the lead's (arms 4 and up)."""
+    if level > 0:
+        return True
+    return int(arm) >= 4 and not await page.locator(f'#layout .tile[data-arm="{arm}"]').count()
+
+
 @pytest.mark.parametrize(("size", "lang", "name"), [
     (DESKTOP, "en", "board-choice-desktop-en.png"),
     (PHONE, "es", "board-choice-phone-es.png"),
@@ -235,17 +244,21 @@ async def test_an_end_is_chosen_beside_it_in_one_colour_without_moving_the_hand(
                 seen = await eventually(drawn, within=3, what="the end targets")
             except AssertionError:
                 seen = await page.evaluate(TARGETS)
-        # Every target has its button.  A crowded phone board laid at a
-        # looser level may leave an end without a target (layout.js,
-        # needsPlace: "its button plays there"), seen in about one run in
-        # six of this test: that tile is played by its button, and another
-        # is tried.
+        # Every target has its button.  An end may wait without a target
+        # where the layout lets it (layout.js, needsPlace: "its button plays
+        # there"): any end of a board of spinners so close together that it
+        # is laid at a looser level, on a phone or a desktop alike (seen in
+        # CI at 1280x800: the lead spinner's empty arms 2 and 3), and an
+        # empty arm of a later spinner.  That tile is played by its button,
+        # and another is tried.
         assert set(seen["targets"]) <= set(seen["buttons"]), seen
-        if size is PHONE and sorted(seen["targets"]) != sorted(seen["buttons"]):
+        level = int(await page.get_attribute("#layout", "data-level") or 0)
+        missing = set(seen["buttons"]) - set(seen["targets"])
+        if missing and all([await may_wait(page, arm, level) for arm in missing]):
             await page.locator("#prompt .end-choice").first.click()
             continue
-        assert len(seen["targets"]) >= 2, seen
-        assert sorted(seen["targets"]) == sorted(seen["buttons"]), seen
+        assert len(seen["targets"]) >= 2, (level, seen)
+        assert sorted(seen["targets"]) == sorted(seen["buttons"]), (level, seen)
         assert seen["covered"] == [], seen
         # One end chosen, the same on the board and in the prompt, in one colour of its own.
         assert len(seen["chosen_targets"]) == 1, seen

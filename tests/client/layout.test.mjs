@@ -186,6 +186,47 @@ test("an empty board and a lone lead", () => {
   assert.deepEqual(Object.keys(lone.ends).sort(), ["0", "1"]);
 });
 
+// The whole double-six set on the board, every double a spinner (random
+// hand 234 of seed 7): three spinners on one straight run (1-1, 3-3, 0-0)
+// whose columns crowd 4-4's arms.  The quick search blamed no tile once a
+// straight-only run had no place left, gave the board up, and the page
+// threw "no layout found" instead of drawing it.
+const WHOLE_SET_OF_SPINNERS = {
+  lead: [1, 2],
+  arms: [
+    { end: 0, tiles: [[2, 5], [5, 0], [0, 2], [2, 2]], open: 2 },
+    { end: 1, tiles: [[1, 1], [1, 3], [3, 3], [3, 0], [0, 0]], open: 0 },
+    { end: 2, tiles: [[1, 6], [6, 2], [2, 3], [3, 5]], open: 5 },
+    { end: 3, tiles: [[1, 5], [5, 6]], open: 6 },
+    { end: 4, tiles: [], open: null }, { end: 5, tiles: [], open: null },
+    { end: 6, tiles: [[3, 6], [6, 0], [0, 4], [4, 4], [4, 2]], open: 2 },
+    { end: 7, tiles: [[3, 4], [4, 1], [1, 0]], open: 0 },
+    { end: 8, tiles: [], open: null }, { end: 9, tiles: [], open: null },
+    { end: 10, tiles: [[4, 6], [6, 6]], open: 6 },
+    { end: 11, tiles: [[4, 5], [5, 5]], open: 5 },
+    { end: 12, tiles: [], open: null }, { end: 13, tiles: [], open: null },
+    { end: 14, tiles: [], open: null }, { end: 15, tiles: [], open: null },
+  ],
+  spinners: [[1, 1], [2, 2], [3, 3], [0, 0], [4, 4], [5, 5], [6, 6]],
+  spinner_places: [
+    { tile: [1, 1], arm: 1, position: 0, short_arms: [2, 3] },
+    { tile: [2, 2], arm: 0, position: 3, short_arms: [4, 5] },
+    { tile: [3, 3], arm: 1, position: 2, short_arms: [6, 7] },
+    { tile: [0, 0], arm: 1, position: 4, short_arms: [8, 9] },
+    { tile: [4, 4], arm: 6, position: 3, short_arms: [10, 11] },
+    { tile: [5, 5], arm: 11, position: 1, short_arms: [12, 13] },
+    { tile: [6, 6], arm: 10, position: 1, short_arms: [14, 15] },
+  ],
+};
+
+test("the whole set with every double a spinner is laid in every box", () => {
+  for (const box of [PHONE, DESKTOP, SMALL]) {
+    const g = layoutBoard(WHOLE_SET_OF_SPINNERS, box);
+    assert.equal(g.tiles.length, 28);
+    assert.deepEqual(problems(WHOLE_SET_OF_SPINNERS, g, box), [], JSON.stringify(box));
+  }
+});
+
 test("boards the rules engine played (from pytest: tests/client/test_node.py)", (t) => {
   const file = process.env.MUGGINS_ENGINE_BOARDS;
   if (!file) {

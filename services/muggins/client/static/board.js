@@ -178,6 +178,9 @@ export function drawBoard(svg, layout, given = {}) {
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
   svg.dataset.unit = geometry.unit.toFixed(2);
   svg.dataset.overflow = geometry.overflow ? "true" : "false";
+  // How loosely this board had to be laid (layout.js, `attempt`): above 0 an
+  // end may be left without a target, and its button alone plays there.
+  svg.dataset.level = String(geometry.history?.level ?? 0);
   if (frame) {
     // Exactly the box, or taller (and the frame scrolls): one world unit is `unit` px.
     svg.style.width = `${geometry.width * geometry.unit}px`;

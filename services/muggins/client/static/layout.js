@@ -196,9 +196,11 @@ function schedule(board) {
 // `guide` (from an earlier drawing of this board, see `follow`): `forced`
 // the place (its number among the tile's options) each tile already on the
 // board must take again, `preferred` the place a tile had the last time it
-// lay there (tried first).
+// lay there (tried first).  A `thorough` plan blames more tiles when one
+// has no place left (see below): slower, but it does not give a board up
+// for want of a tile to blame.
 function attempt(plan, W, H, lx, ly, budget, level = 0, guide = null) {
-  const { board, steps, armOrder, parent, spinnerAt } = plan;
+  const { board, steps, armOrder, parent, spinnerAt, thorough = false } = plan;
   const arms = board.arms || [];
   const places = board.spinner_places || [];
   const lead = board.lead;
@@ -449,6 +451,13 @@ function attempt(plan, W, H, lx, ly, budget, level = 0, guide = null) {
         continue;
       }
       culprits = frame.culprits;
+      // Out of places: where this tile may go hangs on the tile it joins (a
+      // straight-only arm has one place, fixed by it), so in a `thorough`
+      // search that tile is to blame too.  The quick search blames only the
+      // tiles in the way: a run of straight-only tiles can then blame nobody,
+      // and it gives up a board that can be laid (seen once in 900 hands
+      // with spinners of every double: the whole set on the board).
+      if (thorough) culprits.add(frame.from.anchor);
       frames[k] = undefined;
     }
     // Laid tile n was laid by step n - 1 (the lead is tile 0 and moves for nobody).
@@ -528,7 +537,9 @@ export function layoutBoard(board, { width, height, minTile = DEFAULT_MIN_TILE, 
   // page would scroll the board): laid afresh instead, when that fits, each
   // tile trying its old place first (most of the board keeps its shape).
   const fresh = (guide && afresh(plan, box, { forced: new Map(), preferred: new Map([...guide.preferred, ...guide.forced]) }))
-    || afresh(plan, box);
+    || afresh(plan, box)
+    // (the thorough search takes about twice as long: only when the quick one fails)
+    || afresh({ ...plan, thorough: true }, box);
   if (!fresh) throw new Error("no layout found for this board");
   return finish(followed && beyond(fresh, box) ? followed : fresh, board, box, before);
 }
