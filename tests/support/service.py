@@ -183,7 +183,11 @@ def bound_socket(port: int | None) -> socket.socket:
 
 
 def _listening_on(port: int) -> socket.socket:
-    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP said, not left 0: asyncio sets TCP_NODELAY only on a
+    # socket whose protocol says TCP (base_events._set_nodelay), and without
+    # it a response written in two parts waited for the client's delayed
+    # ACK (Nagle): 40 ms on most requests.
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         # As uvicorn binds: a port a closed server left in TIME_WAIT is free.
         listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
