@@ -191,6 +191,7 @@ def serve_command(**flags: Any) -> None:
     import uvicorn
 
     from muggins.tables.app import create_app
+    from muggins.tables.websocket_protocol import WebSocketProtocol
 
     try:
         settings = with_values(_settings(),
@@ -228,9 +229,11 @@ def serve_command(**flags: Any) -> None:
     # X-Forwarded-For or not, muggins.tables.client_address alone decides
     # (uvicorn's would believe loopback by default).
     # log_config=None: uvicorn logs through ours (JSON lines like every other).
+    # ws=WebSocketProtocol: uvicorn's own, but a socket already closing at a
+    # SIGTERM does not end the shutdown before the app's (see its module).
     server = uvicorn.Server(uvicorn.Config(
         app, host=host, port=port, log_level=settings.log_level, lifespan="on",
-        log_config=None, ws_max_size=64 * 1024, ws_per_message_deflate=False,
+        log_config=None, ws=WebSocketProtocol, ws_max_size=64 * 1024, ws_per_message_deflate=False,
         timeout_graceful_shutdown=10, timeout_keep_alive=75,
         proxy_headers=False, access_log=False))
     server.run()

@@ -23,6 +23,7 @@ from muggins.infra.embedded import EmbeddedNats
 from muggins.infra.settings import Settings
 from muggins.tables.app import create_app
 from muggins.tables.runtime import Runtime, ServiceOptions
+from muggins.tables.websocket_protocol import WebSocketProtocol
 from tests.support.servers import role_url
 
 
@@ -139,7 +140,8 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
         app = create_app(the_settings, options, infra)
         # proxy_headers=False as `muggins serve`: the app alone decides who the client is.
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                lifespan="on", ws_max_size=64 * 1024, proxy_headers=False,
+                                lifespan="on", ws=WebSocketProtocol, ws_max_size=64 * 1024,
+                                proxy_headers=False,
                                 # A test's client may sit idle past uvicorn's 5 s while
                                 # a game plays: a keep-alive closed under its next
                                 # request would fail that request (seen under load).
