@@ -72,9 +72,15 @@ queries = st.dictionaries(st.sampled_from(["limit", "page", "per_page", "preset"
                           max_size=3)
 
 
+#: Every count in one query: the fuzz reads them after each of its 1,200
+#: requests, and seven round trips each were a fifth of its time.
+COUNTS = "SELECT " + ", ".join(f"(SELECT count(*) FROM {name}) AS {name}" for name in COUNTED)
+
+
 async def counts(service: Running) -> dict[str, int]:
-    pool = service.infra.pool
-    return {name: await pool.fetchval(f"SELECT count(*) FROM {name}") for name in COUNTED}
+    row = await service.infra.pool.fetchrow(COUNTS)
+    assert row is not None
+    return {name: row[name] for name in COUNTED}
 
 
 async def settled(service: Running) -> dict[str, int]:
