@@ -31,5 +31,6 @@ async def test_a_connection_to_the_test_service_socket_sends_without_waiting() -
         connection: socket.socket = writer.get_extra_info("socket")
         assert listening.proto == socket.IPPROTO_TCP
         assert connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
-        writer.close()
-        client.close()
+        for stream in (writer, client):
+            stream.close()
+            await stream.wait_closed()

@@ -27,18 +27,21 @@ async def test_a_socket_its_client_is_closing_is_closed_by_the_shutdown_without_
     server: uvicorn.Server
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        assert scope["type"] == "websocket"
-        assert (await receive())["type"] == "websocket.connect"
-        await send({"type": "websocket.accept"})
-        assert (await receive())["type"] == "websocket.disconnect"
-        closing = list(server.server_state.connections)
-        assert closing, "the connection was gone before the shutdown came"
-        for connection in closing:
-            try:
-                connection.shutdown()
-            except Exception as error:  # uvicorn's own protocol: InvalidState
-                raised.append(error)
-        shut_down.set()
+        # (any failure here is kept and the test told at once: an app's
+        # exception would only reach uvicorn's log)
+        try:
+            assert scope["type"] == "websocket"
+            assert (await receive())["type"] == "websocket.connect"
+            await send({"type": "websocket.accept"})
+            assert (await receive())["type"] == "websocket.disconnect"
+            closing = list(server.server_state.connections)
+            assert closing, "the connection was gone before the shutdown came"
+            for connection in closing:
+                connection.shutdown()  # uvicorn's own protocol: InvalidState
+        except BaseException as error:
+            raised.append(error)
+        finally:
+            shut_down.set()
 
     listening = bound_socket(None)
     port = listening.getsockname()[1]

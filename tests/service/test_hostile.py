@@ -74,11 +74,11 @@ queries = st.dictionaries(st.sampled_from(["limit", "page", "per_page", "preset"
 
 #: Every count in one query: the fuzz reads them after each of its 1,200
 #: requests, and seven round trips each were a fifth of its time.
-COUNTS = "SELECT " + ", ".join(f"(SELECT count(*) FROM {name}) AS {name}" for name in COUNTED)
+COUNTS_QUERY = "SELECT " + ", ".join(f"(SELECT count(*) FROM {name}) AS {name}" for name in COUNTED)
 
 
 async def counts(service: Running) -> dict[str, int]:
-    row = await service.infra.pool.fetchrow(COUNTS)
+    row = await service.infra.pool.fetchrow(COUNTS_QUERY)
     assert row is not None
     return {name: row[name] for name in COUNTED}
 

@@ -20,12 +20,14 @@ from websockets.protocol import State
 
 class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's own (websockets' sans-I/O protocol, what its ``ws="auto"``
-    chooses), except that at shutdown a socket past its open state is only
-    closed: its close was already sent, by uvicorn or by websockets in
-    answer to the client's."""
+    chooses), except that at shutdown a socket already closing is only
+    closed: its close was already sent, by websockets in answer to the
+    client's.  (Its app was already told: the client's close queued the
+    disconnect, and the transport's loss queues another.)"""
 
     def shutdown(self) -> None:
-        if self.handshake_complete and not self.close_sent and self.conn.state is not State.OPEN:
+        if (self.handshake_complete and not self.close_sent
+                and self.conn.state in (State.CLOSING, State.CLOSED)):
             self.stop_keepalive()
             self.transport.close()
             return
