@@ -333,6 +333,53 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("lang", "size", "words", "name"), [
+    ("en", {}, "Nobody scored this hand.", "table-hand-no-points-en.png"),
+    ("es", {"width": 390, "height": 844, "is_mobile": True, "has_touch": True},
+     "Nadie anotó en esta mano.", "table-hand-no-points-phone-es.png"),
+], ids=["desktop-en", "phone-es"])
+async def test_a_hand_nobody_scored_in_says_so(
+    pages: Pages, tmp_path: Path, lang: str, size: dict[str, Any], words: str, name: str
+) -> None:
+    """A hand can end with no points at all: no play made a multiple of five,
+    and the winner's award rounds to nothing (seen in a full run: one hand
+    in about 3,000 of a player against a greedy bot).  Its result showed a
+    score sheet with nothing under it.  Here every score is kept from the
+    page on its way (so any hand is one nobody scored in, as the page
+    sees it): the result says so, and a domino shows its award's rounding."""
+
+    def without_scores(route: WebSocketRoute) -> None:
+        server = route.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            sent = json.loads(message)
+            if not (sent.get("type") == "event" and sent["event"]["type"] == "PointsScored"):
+                route.send(message)
+
+        server.on_message(to_page)
+
+    page = await pages.open(
+        f"/?lang={lang}", **size,
+        before=lambda page: page.route_web_socket(re.compile(r".*/play$"), without_scores))
+    await create_from_lobby(page)
+    await page.click("#go-to-table")
+    await sit(page, "Ana")
+    await play_until([(page, "#hand-over")])
+    # (the next hand is dealt at once here: its result may be folded already)
+    with contextlib.suppress(PlaywrightError):
+        await page.click("#open-result", timeout=2000)
+    lines = page.locator("#hand-score-lines li")
+    await expect(page.locator("#no-points")).to_be_visible()
+    await expect(page.locator("#no-points")).to_have_text(words)
+    outcome = await page.locator("#hand-over .outcome").inner_text()
+    if await lines.count() == 2:  # a domino: the award's rounding, to nothing
+        await expect(lines.nth(1)).to_contain_text("→ 0")
+    else:
+        await expect(lines).to_have_count(1)
+    assert await sideways_overflow(page) <= 0, outcome
+    await screenshot(page, shot(tmp_path, name))
+
+
 async def test_the_clock_runs_from_the_first_turn_warns_and_marks_the_bots_move(
     pages: Pages, service: Running
 ) -> None:

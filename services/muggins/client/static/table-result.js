@@ -168,13 +168,23 @@ function handCard(page, event) {
     ` ${t("table.pipsLeft", { pips: event.pips[seat] })}`));
   const sidesCount = state.view ? state.view.scores.length : event.pips.length;
   const sideOfSeat = (/** @type {number} */ seat) => (sidesCount === 2 && event.pips.length === 4 ? seat % 2 : seat);
-  const awards = state.awards.filter((award) => award.hand === event.hand).map((award) => {
-    const raw = event.pips.reduce((sum, pips, seat) => sum + (sideOfSeat(seat) !== sideOfSeat(award.seat) ? pips : 0), 0);
-    return el("li", { class: "award" }, t("award.rounded", { name: everyName[award.seat] ?? seatLabel(award.seat), raw, points: award.points }));
-  });
   // The award has its own line, with its rounding.
+  const awardLine = (/** @type {number} */ seat, /** @type {number} */ points) => t("award.rounded", {
+    name: everyName[seat] ?? seatLabel(seat), points,
+    raw: event.pips.reduce((sum, pips, other) => sum + (sideOfSeat(other) !== sideOfSeat(seat) ? pips : 0), 0),
+  });
+  const awards = state.awards.filter((award) => award.hand === event.hand)
+    .map((award) => el("li", { class: "award" }, awardLine(award.seat, award.points)));
   const rows = (state.sheet[event.hand] ?? []).filter((row) => row.reason !== "domino" && row.reason !== "blocked")
     .map((row) => el("li", {}, scoreLine(state, row)));
+  // A hand nobody scored in says so (an empty sheet reads as one not yet
+  // loaded), and a domino whose award rounds to nothing shows its rounding
+  // (one hand in about 3,000 of a player against a greedy bot).
+  const nothing = rows.length || awards.length ? [] : [
+    el("li", { class: "muted", id: "no-points" }, t("table.noPointsThisHand")),
+    ...(event.outcome === "domino" && event.winner_seat !== null
+      ? [el("li", { class: "award" }, awardLine(event.winner_seat, 0))] : []),
+  ];
   const commitment = state.commitments[event.hand];
   return el("section", { class: "result-card", id: "hand-over", role: "region", dataset: { hand: String(event.hand) }, "aria-label": t("table.handOver", { hand: event.hand }) },
     el("h3", {}, t("table.handOver", { hand: event.hand })),
@@ -186,7 +196,7 @@ function handCard(page, event) {
         el("h4", {}, t("table.leftInHand")),
         el("ul", { class: "seat-hands" }, ...seats),
         el("h4", {}, t("table.sheet")),
-        el("ul", { class: "score-lines", id: "hand-score-lines" }, ...rows, ...awards),
+        el("ul", { class: "score-lines", id: "hand-score-lines" }, ...rows, ...awards, ...nothing),
         // In plain words first; the precise terms folded for those who check them.
         el("p", { class: "fair-plain", id: "fair-plain" }, t("fair.sealed"), " ",
           el("a", { href: fairPlayGuide(state), id: "fair-how" }, t("fair.how"))),

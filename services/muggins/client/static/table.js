@@ -386,7 +386,10 @@ async function start() {
   $("sound").append(sound);
   const retranslate = async () => {
     try {
-      page.state = reduce(page.state, { type: "info", info: await api(infoPath()) });
+      // (fetched first: the state read before the answer came would drop
+      // whatever the socket told meanwhile)
+      const info = await api(infoPath());
+      page.state = reduce(page.state, { type: "info", info });
     } catch {
       // keep the words we have
     }
