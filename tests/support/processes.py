@@ -24,8 +24,9 @@ from muggins.cluster import processes as cluster_processes
 from muggins.cluster.local import kept_port
 
 #: The ports the fault tests' services take (muggins.cluster.local.kept_port):
-#: below the local cluster's (KEPT_PORTS), so that neither takes the other's
-#: while it is down between two starts.
+#: below the kernel's range for outgoing connections (one of which could take
+#: a service's port while it is down between two starts) and below the local
+#: cluster's (KEPT_PORTS), so that neither takes the other's.
 FAULT_SERVICE_PORTS = (10_000, 20_000)
 #: What asyncio and uvicorn print when an exception escaped every handler.
 UNHANDLED_MARKERS = (
@@ -107,9 +108,7 @@ class ServiceProcess:
         self.database_url = database_url
         self.nats_url = nats_url
         self.arguments = list(arguments)
-        # Below the ports the system gives outgoing connections (one of them
-        # could take this port while the service is down between two
-        # starts), and below the local cluster's, which are kept the same way.
+        # (FAULT_SERVICE_PORTS: why not the system's free_port)
         self.port = port or kept_port(set(), FAULT_SERVICE_PORTS)
         self.process: subprocess.Popen[bytes] | None = None
         #: Every log file this service wrote (one per start).

@@ -123,30 +123,36 @@ def _start_time(pid: int | None) -> str:
         return ""
 
 
-def _listens(pid: int | None, port: int) -> bool:
-    """Whether process ``pid`` holds a socket listening on TCP ``port`` (read
-    from /proc: Linux; elsewhere, taken on trust).  An answer on a planned
-    port proves nothing by itself: until our process binds it, whoever took
-    the port since the plan answers there (another cluster's replica, say)."""
+def _listens(pid: int | None, *ports: int) -> bool:
+    """Whether process ``pid`` holds a socket listening on each TCP port of
+    ``ports`` (read from /proc: Linux; elsewhere, taken on trust).  An answer
+    on a planned port proves nothing by itself: until our process binds it,
+    whoever took the port since the plan answers there (another cluster's
+    replica, say)."""
     try:
         rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
         rows += Path("/proc/net/tcp6").read_text().splitlines()[1:]
     except OSError:
         return True
-    listening = {fields[9] for fields in (row.split() for row in rows)
-                 if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port}
-    if not listening or pid is None:
+    # The listening sockets' inodes, by port.
+    listening: dict[int, set[str]] = {port: set() for port in ports}
+    for fields in (row.split() for row in rows):
+        port = int(fields[1].rsplit(":", 1)[1], 16)
+        if fields[3] == "0A" and port in listening:
+            listening[port].add(fields[9])
+    if pid is None or not all(listening.values()):
         return False
     try:
         descriptors = os.listdir(f"/proc/{pid}/fd")
     except OSError:
         return False
+    held: set[str] = set()
     for descriptor in descriptors:
         with contextlib.suppress(OSError):
             target = os.readlink(f"/proc/{pid}/fd/{descriptor}")
-            if target.startswith("socket:[") and target[8:-1] in listening:
-                return True
-    return False
+            if target.startswith("socket:["):
+                held.add(target[8:-1])
+    return all(inodes & held for inodes in listening.values())
 
 
 def _ours(instance: Instance) -> bool:
@@ -527,8 +533,7 @@ class LocalCluster:
                     and _listens(instance.pid, instance.port))
         if instance.kind == "nats":
             return (answers_ok(f"http://127.0.0.1:{instance.monitor_port}/healthz")
-                    and _listens(instance.pid, instance.port)
-                    and _listens(instance.pid, instance.monitor_port))
+                    and _listens(instance.pid, instance.port, instance.monitor_port))
         if instance.kind == "haproxy":
             # Its statistics page first: HAProxy binds every listener or
             # exits, so that page proves the front is its own, not another
@@ -605,7 +610,7 @@ class LocalCluster:
                     raise self._stopped_while_starting(node.name)
             # Each answering on its own listeners, not another's on a taken port.
             if all(answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz?js-enabled-only=true")
-                   and _listens(node.pid, node.port) and _listens(node.pid, node.monitor_port)
+                   and _listens(node.pid, node.port, node.monitor_port)
                    for node in nodes) and any(
                     answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz") for node in nodes):
                 return
