@@ -97,6 +97,22 @@ const placeKey = (arm, index) => `${arm}/${index}`;
 // Onto the half-unit grid, so that tiles still meet exactly once moved.
 const onGrid = (v) => Math.round(v * 2) / 2;
 
+// A place a tile may take (see `options`); `pick` its number among them,
+// `flip` a spinner's short arms the other way round.  Every place has every
+// field from the start: the search numbers them in place, and objects of
+// one shape keep it fast (a copy of each with its number spread in, and
+// then numbers added, were a third and a tenth of a search's time).
+const place = (rect, c, d, thick, phase, a, row, link = undefined) =>
+  ({ rect, c, d, thick, phase, a, row, link, pick: 0, flip: false });
+
+// A spinner's `choice` with its short arms the other way round.
+function flipped(choice, pick) {
+  const copy = place(choice.rect, choice.c, choice.d, choice.thick, choice.phase, choice.a, choice.row, choice.link);
+  copy.pick = pick;
+  copy.flip = true;
+  return copy;
+}
+
 // The places a tile may go from an arm's open end, best first.  `state`:
 // where the arm's end is (`c`, the middle of its open edge), which way it
 // grows (`d`), how thick its last tile is across `d`, and where it is in its
@@ -106,8 +122,8 @@ function options(state, double, straightOnly, detach = false) {
   const straight = () => {
     const length = double ? 1 : 2;
     const thickness = double ? 2 : 1;
-    return { rect: along(state.c, state.d, length, thickness), c: add(state.c, state.d, length),
-      d: state.d, thick: thickness, phase: state.phase, a: state.a, row: state.row };
+    return place(along(state.c, state.d, length, thickness), add(state.c, state.d, length),
+      state.d, thickness, state.phase, state.a, state.row);
   };
   // A corner: the new tile leaves the last one's outer half sideways, toward
   // `t`.  A double lies across its new way, over the outer half's middle
@@ -116,8 +132,7 @@ function options(state, double, straightOnly, detach = false) {
     const start = add(add(state.c, state.d, flush ? -1 : -0.5), t, state.thick / 2);
     const length = double ? 1 : 2;
     const thickness = double ? 2 : 1;
-    return { rect: along(start, t, length, thickness), c: add(start, t, length), d: t,
-      thick: thickness, phase, a, row };
+    return place(along(start, t, length, thickness), add(start, t, length), t, thickness, phase, a, row);
   };
   if (straightOnly) {
     if (!detach || double) return [straight()];
@@ -125,8 +140,8 @@ function options(state, double, straightOnly, detach = false) {
     // along the same line, joined to it by a link.
     return [straight(), ...[1, 2, 3, 4, 6, 8, 12].map((k) => {
       const start = add(state.c, state.d, k);
-      return { rect: along(start, state.d, 2, 1), c: add(start, state.d, 2), d: state.d, thick: 1,
-        phase: state.phase, a: state.a, row: state.row, link: { from: state.c, to: start, length: k } };
+      return place(along(start, state.d, 2, 1), add(start, state.d, 2), state.d, 1,
+        state.phase, state.a, state.row, { from: state.c, to: start, length: k });
     })];
   }
   if (state.phase === "stem") {
@@ -165,11 +180,6 @@ function schedule(board) {
     if (place.arm === -1 || !start.has(place.arm)) continue;
     for (const arm of place.short_arms) start.set(arm, start.get(place.arm) + place.position + 1);
   }
-  for (const [arm, first] of start) {
-    const tiles = arms[arm]?.tiles ?? [];
-    tiles.forEach((tile, index) => steps.push({ arm, index, time: first + index, tile }));
-  }
-  steps.sort((p, q) => p.time - q.time || p.arm - q.arm);
   // The arm each short arm grows from, and the spinners by where they lie.
   const parent = new Map();
   const spinnerAt = new Map();
@@ -177,6 +187,16 @@ function schedule(board) {
     for (const arm of place.short_arms) parent.set(arm, place.arm);
     if (place.arm !== -1) spinnerAt.set(placeKey(place.arm, place.position), place);
   }
+  // Each step with its place's key and the spinner laid there, if any
+  // (found once here, not at every try of the step).
+  for (const [arm, first] of start) {
+    const tiles = arms[arm]?.tiles ?? [];
+    tiles.forEach((tile, index) => {
+      const key = placeKey(arm, index);
+      steps.push({ arm, index, time: first + index, tile, key, spinner: spinnerAt.get(key) });
+    });
+  }
+  steps.sort((p, q) => p.time - q.time || p.arm - q.arm);
   return { board, steps, armOrder: [...start.keys()].filter((arm) => arms[arm]), parent, spinnerAt };
 }
 
@@ -200,7 +220,7 @@ function schedule(board) {
 // has no place left (see below): slower, but it does not give a board up
 // for want of a tile to blame.
 function attempt(plan, W, H, lx, ly, budget, level = 0, guide = null) {
-  const { board, steps, armOrder, parent, spinnerAt, thorough = false } = plan;
+  const { board, steps, armOrder, parent, thorough = false } = plan;
   const arms = board.arms || [];
   const places = board.spinner_places || [];
   const lead = board.lead;
@@ -234,12 +254,15 @@ function attempt(plan, W, H, lx, ly, budget, level = 0, guide = null) {
       culprits.add(anchor); // this arm should have turned sooner
       return false;
     }
-    const joined = laid[anchor];
+    const joinedTo = laid[anchor] ? laid[anchor].anchor : -2; // (-2: no tile)
     for (let i = 0; i < laid.length; i++) {
       const other = laid[i];
+      // Clear of it by the gap: clear of it whatever it is (most tiles; the
+      // search spends most of its time here).
+      if (!near(rect, other.rect, gap)) continue;
       // Its neighbours may touch it (never overlap it); any other tile keeps its distance.
-      const neighbour = i === anchor || (joined && i === joined.anchor) || other.anchor === anchor;
-      if (near(rect, other.rect, neighbour ? 0 : gap)) {
+      const neighbour = i === anchor || i === joinedTo || other.anchor === anchor;
+      if (!neighbour || near(rect, other.rect, 0)) {
         culprits.add(i).add(anchor);
         return false;
       }
@@ -395,17 +418,16 @@ function attempt(plan, W, H, lx, ly, budget, level = 0, guide = null) {
       if (!frame) {
         const from = state.get(step.arm);
         if (!from) return null; // an arm whose root was never laid: not a board we know
-        const spinner = spinnerAt.get(`${step.arm}/${step.index}`);
+        const spinner = step.spinner;
         const rigid = from.straightOnly || Boolean(spinner);
         let choices = options(from, isDouble(step.tile), rigid, level >= 4 && !spinner && laid[from.anchor]?.spinner);
-        // Numbered in place (options makes them afresh each call): a copy of
-        // each, with its number spread in, was a third of a search's time.
+        // Numbered in place (options makes them afresh each call).
         for (let pick = 0; pick < choices.length; pick++) choices[pick].pick = pick;
         // A spinner of every double (its arms are "arm 5", "arm 6": no up or
         // down to keep) may open the other way round when its arms would
         // run into a neighbour's.
-        if (spinner && (spinner.short_arms[0] > 3 || level > 0)) choices.push({ ...choices[0], flip: true, pick: choices.length });
-        const key = placeKey(step.arm, step.index);
+        if (spinner && (spinner.short_arms[0] > 3 || level > 0)) choices.push(flipped(choices[0], choices.length));
+        const key = step.key;
         const forced = guide?.forced.get(key);
         if (forced !== undefined) {
           choices = choices.filter((choice) => choice.pick === forced);
@@ -667,7 +689,7 @@ function guideFrom(plan, history) {
 // the same box; else the whole board shrinks a step at a time (centred
 // again), and at the smallest size grows taller than the box.
 function follow(plan, history, { width: boxWidth, height: boxHeight, smallest, biggest }, guide) {
-  const known = (step) => guide.forced.has(placeKey(step.arm, step.index));
+  const known = (step) => guide.forced.has(step.key);
   // The tiles already placed first (as they were), then the new ones.
   const ordered = { ...plan, steps: [...plan.steps.filter(known), ...plan.steps.filter((step) => !known(step))] };
   const same = history.box.width === boxWidth && history.box.height === boxHeight
