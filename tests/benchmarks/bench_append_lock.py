@@ -95,8 +95,7 @@ async def main(smoke: bool = False) -> int:
                 print(f"  {writers:3d} writers: {appends:8,.0f} appends/s  {events:8,.0f} events/s"
                       f"  append p50 {rows[-1][3]:6.1f} ms  p99 {rows[-1][4]:6.1f} ms",
                       flush=True)
-            # As long as each run above (it ran bench_eventstore's
-            # 4 s, also at smoke size: 8 of the smoke run's 11 core-seconds).
+            # As long as the runs it is compared with.
             plain = await plain_insert_rate(await fresh_database(admin, "plain"), 64, SECONDS)
         finally:
             postgres.stop()

@@ -8,8 +8,10 @@ slower than this machine's, so what is tens of milliseconds here is a
 visible wait there.
 
 ``--against REV``: the layout of that commit too (``git show``), timed in
-the same run, board by board, beside today's.  ``--smoke``: one hand of each
-kind.  No bar is judged: the figures are for the issue that asks.
+the same run, board by board, beside today's, and the boards on which the
+two lay out differently counted (0 for a change meant only to be faster).
+``--smoke``: one hand of each kind.  No bar is judged: the figures are for
+the issue that asks.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ def main() -> int:
             f"{name}: median {times['median']:.1f}, p95 {times['p95']:.1f}, "
             f"at most {times['max']:.0f} ms"
             for name, times in zip(names, row["modules"], strict=True))
-        print(f"double-{row['pips']} {row['box']:<7} {row['boards']:>4} boards  {figures}")
+        differ = f"; laid differently: {row['differ']}" if against else ""
+        print(f"double-{row['pips']} {row['box']:<7} {row['boards']:>4} boards  {figures}{differ}")
     if SMOKE:
         print("smoke run: ok")
     return 0

@@ -3,7 +3,8 @@
 // page's phone and desktop boxes.  Run by bench_layout.py:
 //   node layout_times.mjs HANDS LAYOUT.js [BEFORE.js]
 // prints one JSON line per preset's pips and box, with the times of each
-// layout module given (both timed in the same run, board by board).
+// layout module given (both timed in the same run, board by board) and, with
+// two, on how many boards their layouts differ.
 
 import { pathToFileURL } from "node:url";
 import { random, randomHand, MODES } from "../client/boards.mjs";
@@ -17,6 +18,7 @@ for (const maxPip of [6, 9]) {
   for (const [box, size] of [["phone", PHONE], ["desktop", DESKTOP]]) {
     const times = layouts.map(() => []);
     let boards = 0;
+    let differ = 0;
     for (const mode of MODES) {
       const next = random(7 + maxPip);
       for (let hand = 0; hand < Number(hands); hand++) {
@@ -32,11 +34,12 @@ for (const maxPip of [6, 9]) {
             previous[i] = layouts[i].layoutBoard(board, { ...size, previous: previous[i] });
             times[i].push(performance.now() - start);
           }
+          if (layouts.length > 1 && JSON.stringify(previous[0]) !== JSON.stringify(previous[1])) differ += 1;
         }
       }
     }
     console.log(JSON.stringify({
-      pips: maxPip, box, boards,
+      pips: maxPip, box, boards, differ,
       modules: times.map((xs) => ({ median: percentile(xs, 0.5), p95: percentile(xs, 0.95), max: Math.max(...xs) })),
     }));
   }

@@ -128,9 +128,8 @@ async def test_a_projector_killed_mid_stream_resumes_to_what_a_rebuild_gives(
 ) -> None:
     # Enough events for a run of pages (2,000 events each, a checkpoint
     # after each): about 36,000 for the table views and 25,000 for the
-    # leaderboard, 13-18 pages and a second or more of projecting, in which
-    # a poll every 10 ms sees the checkpoint part-way.  (400 and 300 games
-    # were as sure and took 2.5 times as long: 28 core-seconds a run.)
+    # leaderboard, 13-18 pages.  A page is a read and a transaction, far
+    # longer than the poll's 10 ms, so the poll sees the checkpoint part-way.
     if name == "table-views":
         await store_games(store, 150, "playelephant")
         read_model = READ_MODEL

@@ -97,17 +97,18 @@ const placeKey = (arm, index) => `${arm}/${index}`;
 // Onto the half-unit grid, so that tiles still meet exactly once moved.
 const onGrid = (v) => Math.round(v * 2) / 2;
 
-// A place a tile may take (see `options`); `pick` its number among them,
-// `flip` a spinner's short arms the other way round.  Every place has every
-// field from the start: the search numbers them in place, and objects of
-// one shape keep it fast (a copy of each with its number spread in, and
-// then numbers added, were a third and a tenth of a search's time).
-const place = (rect, c, d, thick, phase, a, row, link = undefined) =>
+// One of the places a tile may take (see `options`): `pick` its number
+// among them, `flip` a spinner's short arms the other way round.  Every
+// field is there from the start, though the search sets `pick` later: a
+// field added to an object changes its shape, and objects of many shapes
+// slow the search down (bench layout).
+const option = (rect, c, d, thick, phase, a, row, link) =>
   ({ rect, c, d, thick, phase, a, row, link, pick: 0, flip: false });
 
 // A spinner's `choice` with its short arms the other way round.
 function flipped(choice, pick) {
-  const copy = place(choice.rect, choice.c, choice.d, choice.thick, choice.phase, choice.a, choice.row, choice.link);
+  const copy = option(choice.rect, choice.c, choice.d, choice.thick, choice.phase, choice.a,
+    choice.row, choice.link);
   copy.pick = pick;
   copy.flip = true;
   return copy;
@@ -122,7 +123,7 @@ function options(state, double, straightOnly, detach = false) {
   const straight = () => {
     const length = double ? 1 : 2;
     const thickness = double ? 2 : 1;
-    return place(along(state.c, state.d, length, thickness), add(state.c, state.d, length),
+    return option(along(state.c, state.d, length, thickness), add(state.c, state.d, length),
       state.d, thickness, state.phase, state.a, state.row);
   };
   // A corner: the new tile leaves the last one's outer half sideways, toward
@@ -132,7 +133,7 @@ function options(state, double, straightOnly, detach = false) {
     const start = add(add(state.c, state.d, flush ? -1 : -0.5), t, state.thick / 2);
     const length = double ? 1 : 2;
     const thickness = double ? 2 : 1;
-    return place(along(start, t, length, thickness), add(start, t, length), t, thickness, phase, a, row);
+    return option(along(start, t, length, thickness), add(start, t, length), t, thickness, phase, a, row);
   };
   if (straightOnly) {
     if (!detach || double) return [straight()];
@@ -140,7 +141,7 @@ function options(state, double, straightOnly, detach = false) {
     // along the same line, joined to it by a link.
     return [straight(), ...[1, 2, 3, 4, 6, 8, 12].map((k) => {
       const start = add(state.c, state.d, k);
-      return place(along(start, state.d, 2, 1), add(start, state.d, 2), state.d, 1,
+      return option(along(start, state.d, 2, 1), add(start, state.d, 2), state.d, 1,
         state.phase, state.a, state.row, { from: state.c, to: start, length: k });
     })];
   }
@@ -254,7 +255,7 @@ function attempt(plan, W, H, lx, ly, budget, level = 0, guide = null) {
       culprits.add(anchor); // this arm should have turned sooner
       return false;
     }
-    const joinedTo = laid[anchor] ? laid[anchor].anchor : -2; // (-2: no tile)
+    const joinedTo = laid[anchor]?.anchor;
     for (let i = 0; i < laid.length; i++) {
       const other = laid[i];
       // Clear of it by the gap: clear of it whatever it is (most tiles; the
