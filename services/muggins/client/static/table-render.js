@@ -615,5 +615,19 @@ export function renderHistory(state, { force = false } = {}) {
   drawnHistory = lines;
   drawnLanguage = language;
   drawnGameStart = gameStart;
-  list.scrollTop = list.scrollHeight;
+  scrollToTheEnd(list);
+}
+
+// The history shows its last line: scrolled at the next frame, when the
+// browser lays the page out anyway (read at once, the list's height made it
+// lay out everything drawn so far, and again for the rest of the message).
+let scrollQueued = false;
+/** @param {HTMLElement} list */
+function scrollToTheEnd(list) {
+  if (scrollQueued) return;
+  scrollQueued = true;
+  requestAnimationFrame(() => {
+    scrollQueued = false;
+    list.scrollTop = list.scrollHeight;
+  });
 }
