@@ -545,6 +545,30 @@ async def test_the_history_is_a_drawer_on_a_phone(
     await expect(page.locator("#history-button")).to_have_attribute("aria-expanded", "false")
 
 
+#: Where the history's last line lies in the drawer: whether it is in view.
+LAST_LINE_IN_VIEW = """() => {
+    const drawer = document.getElementById('history-card').getBoundingClientRect();
+    const last = document.querySelector('#log li:last-child').getBoundingClientRect();
+    return last.top >= drawer.top - 1 && last.bottom <= drawer.bottom + 1;
+}"""
+
+
+async def test_the_history_drawer_opens_at_its_last_line(pages: Pages, service: Running) -> None:
+    """On a phone the drawer scrolls, not the list inside it (style.css):
+    opened after a whole game, it shows the last line, not the first move."""
+    table_id, token = await game_played_by_api(service, preset="block", overrides={"target": 30})
+    seat = json.dumps({"seat": 0, "token": token})
+    page = await pages.open(f"/play/{table_id}", **PHONE, before=lambda p: p.add_init_script(
+        f"localStorage.setItem('muggins.seat.{table_id}', {json.dumps(seat)})"))
+    await expect(page.locator("#log li").first).to_be_attached(timeout=20_000)
+    overflow = await page.evaluate("""() => { const d = document.getElementById('history-card');
+                                              return d.scrollHeight - d.clientHeight; }""")
+    assert overflow > 200, f"the game's history should not fit the drawer ({overflow} px over)"
+    await page.click("#history-button")
+    await expect(page.locator("#history-card")).to_be_in_viewport()
+    await page.wait_for_function(LAST_LINE_IN_VIEW, timeout=5_000)
+
+
 @pytest.mark.parametrize(("size", "lang", "name"), [
     (PHONE, "en", "table-hand-result-phone-en.png"),
     (PHONE, "es", "table-hand-result-phone-es.png"),

@@ -615,19 +615,24 @@ export function renderHistory(state, { force = false } = {}) {
   drawnHistory = lines;
   drawnLanguage = language;
   drawnGameStart = gameStart;
-  scrollToTheEnd(list);
+  keepLastLineInView(list);
 }
 
-// The history shows its last line: scrolled at the next frame, when the
-// browser lays the page out anyway (read at once, the list's height made it
-// lay out everything drawn so far, and again for the rest of the message).
+// The history shows its last line.  Scrolled at the next frame, when the
+// browser lays the page out anyway: read at once, the list's height laid
+// out what was drawn so far, and the board's box, read next, made it lay
+// the page out again.  The list scrolls on a wide screen, the drawer it
+// lies in on a narrow one (style.css): both are scrolled (the one that
+// does not overflow stays where it is).
 let scrollQueued = false;
 /** @param {HTMLElement} list */
-function scrollToTheEnd(list) {
+export function keepLastLineInView(list) {
   if (scrollQueued) return;
   scrollQueued = true;
   requestAnimationFrame(() => {
     scrollQueued = false;
     list.scrollTop = list.scrollHeight;
+    const drawer = list.closest(".history-card");
+    if (drawer) drawer.scrollTop = drawer.scrollHeight;
   });
 }

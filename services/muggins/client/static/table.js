@@ -21,7 +21,7 @@ import { openRules, openSheet, rulesList } from "./table-dialogs.js";
 import { hideToast, tell, toast } from "./table-effects.js";
 import { renderLife, lifeText } from "./table-life.js";
 import { renderChat, sendChat, setUpChat } from "./table-chat.js";
-import { $, NARROW, claimed, fairPlayGuide, clearClaim, render, renderClock, renderHistory, seatLabel, showChosenEnd, tellLifeWith } from "./table-render.js";
+import { $, NARROW, claimed, fairPlayGuide, clearClaim, keepLastLineInView, render, renderClock, renderHistory, seatLabel, showChosenEnd, tellLifeWith } from "./table-render.js";
 import { renderResult } from "./table-result.js";
 import { initialState, legalEnds, myTurn, reduce } from "./table-state.js";
 
@@ -236,7 +236,10 @@ function chooseEnd(index) {
 function showHistory(open) {
   document.body.classList.toggle("history-open", open);
   $("history-button").setAttribute("aria-expanded", open ? "true" : "false");
-  if (open) $("history-close").focus();
+  if (open) {
+    $("history-close").focus();
+    keepLastLineInView($("log")); // (opened to read what just happened)
+  }
   else if (document.activeElement === $("history-close")) $("history-button").focus();
 }
 
