@@ -28,6 +28,7 @@ from tests.support.pages import (
 from tests.support.service import Running
 from tests.support.tables import create
 from tests.support.tables import sit as sit_by_api
+from tests.support.waits import eventually
 
 PHONE: dict[str, Any] = {"width": 390, "height": 844, "is_mobile": True, "has_touch": True}
 DESKTOP: dict[str, Any] = {"width": 1280, "height": 800}
@@ -545,6 +546,9 @@ async def test_the_history_is_a_drawer_on_a_phone(
     await expect(page.locator("#history-button")).to_have_attribute("aria-expanded", "false")
 
 
+#: How much of the history drawer's content is out of view (px).
+DRAWER_OVERFLOW = """() => { const d = document.getElementById('history-card');
+                             return d.scrollHeight - d.clientHeight; }"""
 #: Where the history's last line lies in the drawer: whether it is in view.
 LAST_LINE_IN_VIEW = """() => {
     const drawer = document.getElementById('history-card').getBoundingClientRect();
@@ -556,14 +560,19 @@ LAST_LINE_IN_VIEW = """() => {
 async def test_the_history_drawer_opens_at_its_last_line(pages: Pages, service: Running) -> None:
     """On a phone the drawer scrolls, not the list inside it (style.css):
     opened after a whole game, it shows the last line, not the first move."""
-    table_id, token = await game_played_by_api(service, preset="block", overrides={"target": 30})
+    # A game to 100: several hands, more lines than the drawer holds (a
+    # game to 30 could end in two hands, which fit).
+    table_id, token = await game_played_by_api(service, preset="block",
+                                               overrides={"target": 100})
     seat = json.dumps({"seat": 0, "token": token})
     page = await pages.open(f"/play/{table_id}", **PHONE, before=lambda p: p.add_init_script(
         f"localStorage.setItem('muggins.seat.{table_id}', {json.dumps(seat)})"))
-    await expect(page.locator("#log li").first).to_be_attached(timeout=20_000)
-    overflow = await page.evaluate("""() => { const d = document.getElementById('history-card');
-                                              return d.scrollHeight - d.clientHeight; }""")
-    assert overflow > 200, f"the game's history should not fit the drawer ({overflow} px over)"
+
+    async def overflowing() -> bool:
+        over: int = await page.evaluate(DRAWER_OVERFLOW)
+        return over > 200
+
+    await eventually(overflowing, within=20, what="a history longer than the drawer")
     await page.click("#history-button")
     await expect(page.locator("#history-card")).to_be_in_viewport()
     await page.wait_for_function(LAST_LINE_IN_VIEW, timeout=5_000)
