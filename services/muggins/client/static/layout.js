@@ -102,17 +102,12 @@ const onGrid = (v) => Math.round(v * 2) / 2;
 // field is there from the start, though the search sets `pick` later: a
 // field added to an object changes its shape, and objects of many shapes
 // slow the search down (bench layout).
-const option = (rect, c, d, thick, phase, a, row, link) =>
-  ({ rect, c, d, thick, phase, a, row, link, pick: 0, flip: false });
+const option = (rect, c, d, thick, phase, a, row, link, pick = 0, flip = false) =>
+  ({ rect, c, d, thick, phase, a, row, link, pick, flip });
 
 // A spinner's `choice` with its short arms the other way round.
-function flipped(choice, pick) {
-  const copy = option(choice.rect, choice.c, choice.d, choice.thick, choice.phase, choice.a,
-    choice.row, choice.link);
-  copy.pick = pick;
-  copy.flip = true;
-  return copy;
-}
+const flipped = (choice, pick) => option(choice.rect, choice.c, choice.d, choice.thick,
+  choice.phase, choice.a, choice.row, choice.link, pick, true);
 
 // The places a tile may go from an arm's open end, best first.  `state`:
 // where the arm's end is (`c`, the middle of its open edge), which way it
