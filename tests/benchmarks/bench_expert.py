@@ -24,7 +24,8 @@ name does not start with ``test_``).
 ``--ladder``: the levels a person chooses from (muggins.bots.levels), each
 against greedy and against the level below it (easy against random), on
 the same deals, duplicate as above: ``--games`` per match (LADDER_GAMES
-unless told), ``--levels`` for some of them, ``--budget-ms`` for the expert.
+unless told), ``--levels`` for some of them, ``--budget-ms`` for the expert
+(its level's own, EXPERT_BUDGET_MS, unless told).
 The bars: each level's share against the one below has its interval's low
 end above 50%, and easy's against greedy its high end below 50%.
 
@@ -70,7 +71,15 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from muggins.bots.ladder import BOT_LEVELS, LADDER, SAME_AS, SEARCHING, BotLevel, LadderLevel
+from muggins.bots.ladder import (
+    BOT_LEVELS,
+    EXPERT_BUDGET_MS,
+    LADDER,
+    SAME_AS,
+    SEARCHING,
+    BotLevel,
+    LadderLevel,
+)
 from muggins.bots.levels import Bot, GreedyBot, make_bot
 from muggins.bots.selfplay import play_game_commands
 from muggins.expert.bot import ExpertBot
@@ -99,7 +108,8 @@ GAMES: dict[tuple[str, int, bool], int] = {
 #: The generic ISMCTS (random playouts) the issue measured: budget ms -> share won.
 GENERIC_REFERENCE = {35.0: 0.65, 200.0: 0.80}
 #: What ``--generic`` changes: the issue's yardstick, not the expert.
-GENERIC = {"greedy_rate": 0.0, "game_bonus": 0.0, "missed_points_weight": 1.0}
+GENERIC = {"greedy_rate": 0.0, "game_bonus": 0.0, "missed_points_weight": 1.0,
+           "shared_deals": False}
 #: ``--smoke``: games per seating (rounded up to one deal), ms per decision, processes.
 SMOKE_GAMES, SMOKE_BUDGET_MS, SMOKE_PROCESSES = 1, 5.0, 2
 #: ``--ladder``: the seating and the games per match, unless told.
@@ -453,7 +463,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seats", type=int, default=2)
     parser.add_argument("--partnerships", action="store_true")
     parser.add_argument("--budget-ms", type=float, default=None,
-                        help="the expert's ms a decision (200; 20 with --against-frozen)")
+                        help="the expert's ms a decision (200; with --against-frozen 20, "
+                        "with --ladder the level's own)")
     parser.add_argument("--iterations", type=int, default=None,
                         help="fixed simulations per decision instead of a time budget")
     parser.add_argument("--first-deal", type=int, default=0,
@@ -479,7 +490,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     smoke = args.smoke
     if args.budget_ms is None:
-        args.budget_ms = FROZEN_BUDGET_MS if args.against_frozen else 200.0
+        # The bars of issue #16 were set at 200 ms; the ladder's expert is the level as served.
+        args.budget_ms = (FROZEN_BUDGET_MS if args.against_frozen
+                          else EXPERT_BUDGET_MS if args.ladder else 200.0)
     if smoke:
         args.games, args.budget_ms = SMOKE_GAMES, SMOKE_BUDGET_MS
         args.iterations, args.processes = None, SMOKE_PROCESSES

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,10 +20,19 @@ from typing import get_args, get_type_hints
 import msgspec
 import pytest
 
-from muggins.bots.ladder import BOT_LEVELS, LADDER, SAME_AS, SEARCHING, STRONGEST, BotLevel
+from muggins.bots.ladder import (
+    BOT_LEVELS,
+    EXPERT_BUDGET_MS,
+    LADDER,
+    SAME_AS,
+    SEARCHING,
+    STRONGEST,
+    BotLevel,
+)
 from muggins.bots.levels import HARD_ITERATIONS, Bot, EasyBot, GreedyBot, make_bot
 from muggins.bots.selfplay import bot_rng, play_game, play_game_commands
 from muggins.expert.bot import ExpertBot
+from muggins.expert.search_structs import SearchSettings
 from muggins.infra.settings import Settings
 from muggins.rules.events import GameEnded, TilePlayed
 from muggins.rules.presets import PRESETS, preset, seatings
@@ -119,3 +129,14 @@ def test_the_lobby_offers_the_ladder_in_both_languages() -> None:
         for level in LADDER:
             # Its name (the lobby, the table's "bot · level") and its line in words.
             assert f'"level.{level}":' in block and f'"level.{level}.about":' in block
+
+
+def test_the_experts_budget_has_one_value_wherever_it_defaults() -> None:
+    """The ladder owns the expert's default budget; the pure search package
+    may not import it, so its own default is held to it here, as are the
+    service's setting and a bot made without one."""
+    assert SearchSettings().budget_ms == EXPERT_BUDGET_MS
+    assert Settings().expert_budget_ms == EXPERT_BUDGET_MS
+    bot = make_bot("expert", random.Random(0))
+    assert isinstance(bot, ExpertBot) and bot.settings.budget_ms == EXPERT_BUDGET_MS
+    assert ExpertBot(random.Random(0), clock=lambda: 0.0).settings.budget_ms == EXPERT_BUDGET_MS

@@ -17,7 +17,7 @@ from muggins.bots.ladder import BOT_LEVELS
 from muggins.bots.levels import Bot, make_bot, tell
 from muggins.expert.bot import ExpertBot, analyse_state
 from muggins.expert.knowledge import knowledge_of, seat_view
-from muggins.expert.search import search, searching_seconds
+from muggins.expert.search import CLOCK_EVERY, search, searching_seconds
 from muggins.expert.search_structs import SearchSettings
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.events import BoneyardStacked, Event, TileDrawn, TilesDealt
@@ -186,7 +186,7 @@ def test_fixed_iterations_and_seed_give_the_same_decision() -> None:
                 results.append((bot.choose(state), bot.last_search))
             assert results[0] == results[1]
             assert results[0][1] is not None
-            # Exactly 150, or with shared deals (4 seats) up to the next whole deal.
+            # 150 up to the next whole pass (a simulation after each play).
             plays = len(legal_moves(state))
             assert results[0][1].iterations == 0 or 150 <= results[0][1].iterations < 150 + plays
 
@@ -238,6 +238,40 @@ def test_a_budgeted_search_keeps_a_reserve_for_its_last_steps() -> None:
     assert searching_seconds(200.0) == pytest.approx(0.190)
     assert searching_seconds(20.0) == pytest.approx(0.0185)
     assert searching_seconds(2.0) == pytest.approx(0.001)
+
+
+def test_a_budgeted_search_reads_the_clock_every_few_simulations_with_shared_deals() -> None:
+    """A pass of shared deals plays one simulation per root play: the clock is
+    read at the first pass CLOCK_EVERY simulations or more after the last
+    read, whatever the plays, not at passes whose count of simulations
+    happens to be a multiple of 8 (with 3, 5, 6 or 7 plays that was every
+    24, 40, 24 or 56 simulations).  And never before the first pass."""
+    state, events = next(
+        (s, e) for seed in range(8, 40)
+        for s, e in _decision_points("playelephant", 2, False, seed)
+        if len(legal_moves(s)) >= 3 and CLOCK_EVERY % len(legal_moves(s))
+    )
+    assert state.hand is not None
+    knowledge = knowledge_of(seat_view(state, state.hand.turn), events)
+    plays = len(legal_moves(state))
+    reads = [0]
+
+    def clock() -> float:
+        reads[0] += 1
+        return 0.0 if reads[0] <= 10 else 1e9  # the deadline passes at the 11th read
+
+    result = search(knowledge, SearchSettings(budget_ms=20, shared_deals=True),
+                    random.Random(3), clock)
+    # One read sets the deadline; the first look is after one pass, and each
+    # of the next nine lets at most a look's simulations and the rest of a pass.
+    assert result.iterations <= plays + 9 * (CLOCK_EVERY + plays - 1), (result.iterations, plays)
+    assert result.iterations >= plays + 9 * CLOCK_EVERY
+    # A deadline gone before the search began (a loaded machine, a short
+    # budget) still leaves one whole pass: no decision is a blind first play.
+    late = iter([0.0] + [1e9] * 100)
+    result = search(knowledge, SearchSettings(budget_ms=5, shared_deals=True),
+                    random.Random(3), lambda: next(late))
+    assert result.iterations == plays
 
 
 def test_the_garbage_collector_waits_while_the_expert_searches() -> None:

@@ -11,10 +11,11 @@ import time
 
 import pytest
 
+from muggins.bots.ladder import EXPERT_BUDGET_MS
 from muggins.rules.commands import Play, StartHand
 from muggins.rules.game import play, start_game
 from muggins.rules.presets import preset
-from muggins.tables.bot_workers import AHEAD, DUE_NOW, BotWorkers, WorkerTurns
+from muggins.tables.bot_workers import AHEAD, DUE_NOW, MIN_BUDGET_MS, BotWorkers, WorkerTurns
 from muggins.tables.metrics import BOT_BUDGET, BOT_DECISIONS
 
 STARTS_A_POOL_AND_DIES = """
@@ -73,8 +74,11 @@ def test_under_load_each_decision_gets_its_share_of_the_workers_time() -> None:
     workers.waiting = 8
     assert workers.budget(200) == 50
     workers.waiting = 500
-    assert workers.budget(200) == 20  # never under the floor
-    assert workers.budget(10) == 10  # a table's own budget below the floor stays
+    assert workers.budget(200) == MIN_BUDGET_MS  # never under the floor
+    assert workers.budget(3) == 3  # a table's own budget below the floor stays
+    # The default budget is above the floor: a busy site shortens it too.
+    assert MIN_BUDGET_MS < EXPERT_BUDGET_MS
+    assert workers.budget(EXPERT_BUDGET_MS) == MIN_BUDGET_MS
 
 
 def test_a_decision_asked_during_the_bots_pause_keeps_its_budget_while_the_queue_fits_it() -> None:
@@ -85,7 +89,7 @@ def test_a_decision_asked_during_the_bots_pause_keeps_its_budget_while_the_queue
     assert workers.budget(200, slack_ms=800) == 200
     workers.waiting = 10
     assert workers.budget(200, slack_ms=800) == 100
-    assert workers.budget(200) == 20  # asked when due: the same share as ever
+    assert workers.budget(200) == 20  # asked when due: the same share as ever (200 / 10)
 
 
 async def test_only_a_budgeted_level_counts_as_waiting_for_the_workers_time(

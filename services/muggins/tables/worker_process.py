@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from muggins.bots.ladder import BotLevel
-from muggins.bots.levels import EXPERT_BUDGET_MS, make_bot, tell
+from muggins.bots.ladder import EXPERT_BUDGET_MS, BotLevel
+from muggins.bots.levels import make_bot, tell
 from muggins.expert.bot import PlayAssessment, analyse_state
 from muggins.expert.search_structs import SearchSettings
 from muggins.infra.embedded import pid_alive

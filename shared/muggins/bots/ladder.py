@@ -1,6 +1,7 @@
 """The names of the bots' levels: the ladder a person chooses from, and the
-reference bots beside it.  Names only (the bots are muggins.bots.levels), so
-that what knows no rules, the settings among them, can name a level."""
+reference bots beside it, and the expert's thinking time.  Names and numbers
+only (the bots are muggins.bots.levels), so that what knows no rules, the
+settings among them, can name a level and default to its budget."""
 
 from __future__ import annotations
 
@@ -25,3 +26,8 @@ SEARCHING: frozenset[BotLevel] = frozenset({"hard", "expert"})
 #: The searching levels that think for a time budget (the others search a
 #: fixed number of simulations): only these share the workers' time under load.
 BUDGETED: frozenset[BotLevel] = frozenset({"expert"})
+#: The expert's thinking time per decision, unless told otherwise: the
+#: smallest measured to keep the full strength of the expert of 2026-12-02 at
+#: 200 ms (it won 53.8% [50.7, 56.9] of 1,000 duplicate games against it;
+#: docs/bots.md), a tenth of the CPU of a decision at 200.
+EXPERT_BUDGET_MS = 20

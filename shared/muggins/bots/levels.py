@@ -25,15 +25,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from muggins.bots.ladder import BOT_LEVELS, SAME_AS, BotLevel
+from muggins.bots.ladder import BOT_LEVELS, EXPERT_BUDGET_MS, SAME_AS, BotLevel
 from muggins.expert.bot import ExpertBot
 from muggins.rules.commands import AnyCommand, CallMuggins, Play
 from muggins.rules.events import Event
 from muggins.rules.game import can_call_muggins, legal_moves, points_if_played
 from muggins.rules.state import GameState
 
-#: The expert's thinking time per decision, unless told otherwise.
-EXPERT_BUDGET_MS = 200.0
 #: ``easy``: the share of its decisions played at random (the rest greedy's).
 #: Chosen by measurement (bench_expert --ladder): clearly weaker than greedy,
 #: and still clearly stronger than playing at random.

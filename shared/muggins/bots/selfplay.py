@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from muggins.bots.ladder import BotLevel
-from muggins.bots.levels import EXPERT_BUDGET_MS, Bot, make_bot, tell
+from muggins.bots.ladder import EXPERT_BUDGET_MS, BotLevel
+from muggins.bots.levels import Bot, make_bot, tell
 from muggins.rules.commands import CallMuggins, StartHand
 from muggins.rules.events import Event
 from muggins.rules.game import apply, play, start_game

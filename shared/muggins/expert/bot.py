@@ -150,22 +150,25 @@ class ExpertBot:
     """Searches the hidden tiles from its seat's knowledge (``muggins.bots.levels.Bot``).
 
     ``iterations`` fixes the simulations per decision (deterministic for the
-    Random given); otherwise ``budget_ms`` of the ``clock`` (seconds, e.g.
-    ``time.perf_counter``) per decision.  Under the muggins rule it claims
-    its points exactly and calls muggins on every count an opponent left.
+    Random given); otherwise ``budget_ms`` (the settings', unless given) of
+    the ``clock`` (seconds, e.g. ``time.perf_counter``) per decision.  Under
+    the muggins rule it claims its points exactly and calls muggins on every
+    count an opponent left.
     """
 
     def __init__(
         self,
         rng: random.Random,
         *,
-        budget_ms: float = 200.0,
+        budget_ms: float | None = None,
         iterations: int | None = None,
         clock: Callable[[], float] | None = None,
         settings: SearchSettings | None = None,
     ) -> None:
         base = settings or SearchSettings()
-        self.settings = msgspec.structs.replace(base, budget_ms=budget_ms, iterations=iterations)
+        self.settings = msgspec.structs.replace(
+            base, budget_ms=base.budget_ms if budget_ms is None else budget_ms,
+            iterations=iterations)
         if iterations is None and clock is None:
             raise ValueError("an ExpertBot with a time budget needs a clock")
         self.rng = rng

@@ -1,10 +1,11 @@
 """The search: information-set Monte Carlo tree search over sampled deals.
 
 One tree for the whole decision (single-observer ISMCTS, Cowling, Powley
-and Whitehouse 2012).  Each iteration samples a deal consistent with the
-seat's knowledge (``sampler``), walks the tree choosing only moves that deal
-allows (UCB1 over the times a move was available, so a tile an opponent
-holds in few deals is not undervalued), adds one move, and plays the hand
+and Whitehouse 2012).  Each sampled deal is consistent with the seat's
+knowledge (``sampler``) and is played after every root play (below); below
+the root the walk chooses only moves that deal allows (UCB1 over the times
+a move was available, so a tile an opponent holds in few deals is not
+undervalued), adds one move, and plays the hand
 out with a domino player's policy: mostly the play that scores most now,
 the heaviest tile among equals, sometimes any play.  Every seat in the tree
 plays for its side: a partnership's two seats share their reward.
@@ -15,12 +16,12 @@ the others made on average, plus ``game_bonus`` when the game ends inside
 the simulation with that side the winner (minus a share of it for the
 losers): near the target a sure game is worth more than a few points.
 
-With more than two seats the root's plays are compared on equal luck
-instead (``shared_deals``): each sampled deal is played once after every
-root play, with the same random choices, and the tree grows below each.
-Between two of the seat's turns three others play there, so the tree
-learns little beyond the root, and the luck of the deal swamps the
-differences UCB1 would have to find.
+The root's plays are compared on equal luck (``shared_deals``): each
+sampled deal is played once after every root play, with the same random
+choices, and the tree grows below each.  The luck of the deal swamps the
+differences UCB1 would have to find between plays that each met other
+deals: with four seats (three others play between two of the seat's turns)
+by far, with two by a point or two of games won (docs/bots.md).
 
 Deterministic for a given Random in fixed-iterations mode; with a time
 budget the iteration count follows the injected clock.
@@ -46,8 +47,9 @@ from muggins.expert.sampler import DealSampler
 from muggins.expert.search_random import SearchRandom
 from muggins.expert.search_structs import MoveStats, SearchResult, SearchSettings
 
-#: How often (in iterations) the clock is read in budget mode.
-_CLOCK_EVERY: Final = 8
+#: In budget mode the clock is read at the first whole pass (a deal played
+#: after every root play) at least this many simulations after the last read.
+CLOCK_EVERY: Final = 8
 #: The share of a time budget kept for the search's last steps after its deadline.
 _FINISHING_SHARE: Final = 0.05
 #: ... and at least this much (ms): at 20 ms a decision, 5% left the p99
@@ -107,7 +109,8 @@ def search(
 
 def searching_seconds(budget_ms: float) -> float:
     """How long a search with ``budget_ms`` simulates: the last check of the
-    clock may fall up to _CLOCK_EVERY simulations after the deadline, and the
+    clock may fall up to CLOCK_EVERY simulations (and the rest of a pass of
+    shared deals) after the deadline, and the
     answer is built after it, so both come out of the budget (a reserve of
     _FINISHING_SHARE, at least _FINISHING_MS, at most half the budget)."""
     reserve_ms = min(budget_ms / 2, max(_FINISHING_MS, budget_ms * _FINISHING_SHARE))
@@ -147,17 +150,21 @@ def _search(
     bonus = settings.game_bonus
     others = max(1, side_count - 1)
     shared_deals = settings.shared_deals
-    if shared_deals is None:
-        shared_deals = tables.seats > 2
     iterations = 0
     simulated = 0
+    # With shared deals a pass is one simulation per root play, so the clock
+    # is read by simulations done, not by passes.  Not before the first: a
+    # search that simulated nothing would play its first legal move.
+    next_look = 1
 
     while len(moves) > 1:
         if limit is not None:
             if iterations >= limit:
                 break
-        elif iterations % _CLOCK_EVERY == 0 and clock is not None and clock() >= deadline:
-            break
+        elif iterations >= next_look and clock is not None:
+            if clock() >= deadline:
+                break
+            next_look = iterations + CLOCK_EVERY
         hands, boneyard = sampler.deal(rng)
         dealt = root.copy()
         hands[view.seat] = dealt.hands[view.seat]
@@ -199,7 +206,12 @@ def _search(
                 points=child.points / visits if visits else 0.0,
             )
         )
-    best = max(stats, key=lambda s: (s.visits, s.value)).move if stats else 0
+    # Shared deals stop only between whole passes, so every root play has the
+    # same visits and its mean decides; otherwise UCB1's most visited.
+    if shared_deals:
+        best = max(stats, key=lambda s: s.value).move if stats else 0
+    else:
+        best = max(stats, key=lambda s: (s.visits, s.value)).move if stats else 0
     return SearchResult(
         moves=tuple(stats), best=best, iterations=iterations, simulated_moves=simulated
     )

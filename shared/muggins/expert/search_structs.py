@@ -16,7 +16,9 @@ class SearchSettings(msgspec.Struct, frozen=True, kw_only=True):
     clock (deterministic for a seed); else as many as ``budget_ms`` allows."""
 
     iterations: int | None = None
-    budget_ms: float = 200.0
+    #: The expert level's default, ``muggins.bots.ladder.EXPERT_BUDGET_MS``
+    #: (which this pure package may not import; tests/bots hold them equal).
+    budget_ms: float = 20.0
     #: UCB1's exploration constant, in points of reward: 55 against 35 won
     #: 51.4% of 2,000 games at 1,000 simulations and 51.9% of 1,000 at 20 ms,
     #: and against the frozen expert (35, 5,900 simulations) 50.7% of 2,000
@@ -28,10 +30,11 @@ class SearchSettings(msgspec.Struct, frozen=True, kw_only=True):
     #: Reward for winning the game inside a simulation, in points.
     game_bonus: float = 100.0
     #: Play every root play on each sampled deal (same luck for each) rather
-    #: than choosing one root play per deal by UCB1.  None: when there are
-    #: more than two seats (measured: 4 seats in partnerships, 300 simulations,
-    #: 74% of games won against 66.5%; 2 seats 83% against 85.5%, within noise).
-    shared_deals: bool | None = None
+    #: than choosing one root play per deal by UCB1.  Measured: 4 seats in
+    #: partnerships, 300 simulations, 74% of games won against 66.5%; 2 seats
+    #: at 20 ms, 51.7% and 51.2% of two 1,000-game matches against UCB1 at
+    #: the root (docs/bots.md).
+    shared_deals: bool = True
     #: Below 1: deals where an opponent passed up points it held are kept
     #: with this probability per such choice (``sampler``); 1 turns it off.
     missed_points_weight: float = 0.2

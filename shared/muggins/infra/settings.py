@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from muggins.bots.ladder import STRONGEST, BotLevel
+from muggins.bots.ladder import EXPERT_BUDGET_MS, STRONGEST, BotLevel
 
 LogFormat = Literal["auto", "console", "json"]
 Role = Literal["all", "spectators"]
@@ -128,7 +128,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         "at least one).")] = 0
     expert_budget_ms: Annotated[int, msgspec.Meta(ge=10, le=10_000), about(
         "The expert bot's thinking time per decision, unless a table sets its "
-        "own.")] = 200
+        "own.")] = EXPERT_BUDGET_MS
     takeover_bot: Annotated[BotLevel, about(
         "The bot that plays a person's seat when their clock runs out or they "
         "leave: the strongest level unless told.")] = STRONGEST
