@@ -108,8 +108,7 @@ GAMES: dict[tuple[str, int, bool], int] = {
 #: The generic ISMCTS (random playouts) the issue measured: budget ms -> share won.
 GENERIC_REFERENCE = {35.0: 0.65, 200.0: 0.80}
 #: What ``--generic`` changes: the issue's yardstick, not the expert.
-GENERIC = {"greedy_rate": 0.0, "game_bonus": 0.0, "missed_points_weight": 1.0,
-           "shared_deals": False}
+GENERIC = {"greedy_rate": 0.0, "game_bonus": 0.0, "missed_points_weight": 1.0}
 #: ``--smoke``: games per seating (rounded up to one deal), ms per decision, processes.
 SMOKE_GAMES, SMOKE_BUDGET_MS, SMOKE_PROCESSES = 1, 5.0, 2
 #: ``--ladder``: the seating and the games per match, unless told.
@@ -525,8 +524,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         seatings = [(args.preset, args.seats, args.partnerships)]
     results = []
     for name, seats, partners in seatings:
+        # The yardstick as it was measured: shared deals only with more than two seats.
+        seating_settings = (msgspec.structs.replace(settings, shared_deals=seats > 2)
+                            if args.generic else settings)
         setup = Setup(name, seats, partners, args.budget_ms, args.iterations, args.generic,
-                      settings, opponent=args.opponent)
+                      seating_settings, opponent=args.opponent)
         games = args.games or GAMES.get((name, seats, partners), 200)
         results.append(run(setup, games, args.processes, args.first_deal, judged=not smoke))
     broken = [line for _, lines, _ in results for line in lines]

@@ -140,3 +140,8 @@ def test_the_experts_budget_has_one_value_wherever_it_defaults() -> None:
     bot = make_bot("expert", random.Random(0))
     assert isinstance(bot, ExpertBot) and bot.settings.budget_ms == EXPERT_BUDGET_MS
     assert ExpertBot(random.Random(0), clock=lambda: 0.0).settings.budget_ms == EXPERT_BUDGET_MS
+    # Settings given keep their budget unless one is given too (it was a literal 200 over them).
+    own = SearchSettings(budget_ms=35)
+    assert ExpertBot(random.Random(0), clock=lambda: 0.0, settings=own).settings.budget_ms == 35
+    assert ExpertBot(random.Random(0), clock=lambda: 0.0, settings=own,
+                     budget_ms=50).settings.budget_ms == 50

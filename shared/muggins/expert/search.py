@@ -48,7 +48,8 @@ from muggins.expert.search_random import SearchRandom
 from muggins.expert.search_structs import MoveStats, SearchResult, SearchSettings
 
 #: In budget mode the clock is read at the first whole pass (a deal played
-#: after every root play) at least this many simulations after the last read.
+#: after every root play) at least this many simulations after the last read
+#: (the first read after the one that sets the deadline: after one pass).
 CLOCK_EVERY: Final = 8
 #: The share of a time budget kept for the search's last steps after its deadline.
 _FINISHING_SHARE: Final = 0.05
@@ -154,7 +155,8 @@ def _search(
     simulated = 0
     # With shared deals a pass is one simulation per root play, so the clock
     # is read by simulations done, not by passes.  Not before the first: a
-    # search that simulated nothing would play its first legal move.
+    # search that simulated nothing would play its first legal move (with
+    # shared deals one pass tries every play once).
     next_look = 1
 
     while len(moves) > 1:
