@@ -28,6 +28,7 @@ SEARCHING: frozenset[BotLevel] = frozenset({"hard", "expert"})
 BUDGETED: frozenset[BotLevel] = frozenset({"expert"})
 #: The expert's thinking time per decision, unless told otherwise: the
 #: smallest measured to keep the full strength of the expert of 2026-12-02 at
-#: 200 ms (it won 53.8% [50.7, 56.9] of 1,000 duplicate games against it;
-#: docs/bots.md), a tenth of the CPU of a decision at 200.
+#: 200 ms (it won 53.8% [50.7, 56.9] of 1,000 duplicate games against it,
+#: and at 10 ms 48.2% [45.1, 51.3]; docs/bots.md), a tenth of the CPU of a
+#: decision at 200.
 EXPERT_BUDGET_MS = 20
