@@ -208,12 +208,9 @@ def _search(
                 points=child.points / visits if visits else 0.0,
             )
         )
-    # Shared deals stop only between whole passes, so every root play has the
-    # same visits and its mean decides; otherwise UCB1's most visited.
-    if shared_deals:
-        best = max(stats, key=lambda s: s.value).move if stats else 0
-    else:
-        best = max(stats, key=lambda s: (s.visits, s.value)).move if stats else 0
+    # UCB1's most visited.  Shared deals stop only between whole passes, so
+    # there every root play has the same visits and its mean decides.
+    best = max(stats, key=lambda s: (s.visits, s.value)).move if stats else 0
     return SearchResult(
         moves=tuple(stats), best=best, iterations=iterations, simulated_moves=simulated
     )
