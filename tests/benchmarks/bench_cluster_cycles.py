@@ -26,6 +26,7 @@ from pathlib import Path
 import httpx
 
 from tests.benchmarks.common import SMOKE, bench_setting
+from tests.support.clients import loopback_http_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 CYCLES = int(bench_setting("CYCLES", "10", "1"))
@@ -39,7 +40,7 @@ def cluster(folder: Path, *words: str, timeout: float) -> subprocess.CompletedPr
 
 def answers(folder: Path) -> tuple[int, int]:
     port = json.loads((folder / "cluster.json").read_text())["front_port"]
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as http:
+    with loopback_http_sync(base_url=f"http://127.0.0.1:{port}", timeout=5) as http:
         return http.get("/readyz").status_code, http.get("/lobby").status_code
 
 

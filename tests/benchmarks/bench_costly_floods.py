@@ -56,7 +56,7 @@ import websockets
 
 from tests.benchmarks.bench_service import Stats, seat_player, service_process
 from tests.benchmarks.common import SMOKE, bench_servers, bench_setting, messages_until, percentile
-from tests.support.clients import unpacked
+from tests.support.clients import loopback_http, loopback_transport, unpacked
 
 SECONDS = float(bench_setting("SECONDS", "30", "3"))
 FLOODS = bench_setting("FLOODS", "hints,analyses,chat,evidence",
@@ -149,7 +149,7 @@ async def sit(http: httpx.AsyncClient, table_id: str, seat: int, name: str) -> s
 async def finished_hands(base_url: str, evidence: bool = False) -> list[str]:
     """Bot games played to the end now; the analysis path of each of their
     hands (or, with ``evidence``, each table's and each hand's evidence file)."""
-    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+    async with loopback_http(base_url=base_url, timeout=30) as http:
         ids = [await create(http, {"seats": 2, "bots": [{"seat": 0, "level": "greedy"},
                                                         {"seat": 1, "level": "greedy"}]})
                for _ in range(FINISHED_GAMES)]
@@ -173,7 +173,7 @@ async def finished_hands(base_url: str, evidence: bool = False) -> list[str]:
 
 async def analysed(base_url: str, path: str) -> None:
     """Until the analysis at ``path`` is thought and kept."""
-    async with httpx.AsyncClient(base_url=base_url, timeout=300) as http:
+    async with loopback_http(base_url=base_url, timeout=300) as http:
         (await http.get(path)).raise_for_status()
 
 
@@ -202,9 +202,9 @@ async def probe_tables(base_url: str, run: int) -> ProbeTables:
     pairs = []
     for number in range(PROBE_EXPERTS + PROBE_PAIRS):
         address = probe_address(run, number)
-        async with httpx.AsyncClient(
+        async with loopback_http(
                 base_url=base_url, timeout=30,
-                transport=httpx.AsyncHTTPTransport(local_address=address)) as http:
+                transport=loopback_transport(local_address=address)) as http:
             if number < PROBE_EXPERTS:
                 table_id = await create(http, {"seats": 2,
                                                "bots": [{"seat": 1, "level": "expert"}]})
@@ -333,8 +333,8 @@ async def flood_hints(base_url: str, address: str, until: float, tally: Counter[
     """A casual table of this address's own (``ready`` once it is taken); for
     every turn a new socket asks a hint."""
     ws_url = base_url.replace("http", "ws", 1)
-    async with httpx.AsyncClient(base_url=base_url, timeout=30,
-                                 transport=httpx.AsyncHTTPTransport(local_address=address)
+    async with loopback_http(base_url=base_url, timeout=30,
+                                 transport=loopback_transport(local_address=address)
                                  ) as http:
         table_id = await create(http, {"seats": 2, "overrides": {"hints": True},
                                        "bots": [{"seat": 1, "level": "greedy"}]})
@@ -380,8 +380,8 @@ async def flood_hints(base_url: str, address: str, until: float, tally: Counter[
 
 async def flood_analyses(base_url: str, address: str, until: float, tally: Counter[str],
                          targets: list[str]) -> None:
-    async with httpx.AsyncClient(base_url=base_url, timeout=60,
-                                 transport=httpx.AsyncHTTPTransport(local_address=address)
+    async with loopback_http(base_url=base_url, timeout=60,
+                                 transport=loopback_transport(local_address=address)
                                  ) as http:
         order = targets[:]
         random.Random(address).shuffle(order)

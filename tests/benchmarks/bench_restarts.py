@@ -53,6 +53,7 @@ from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
 from tests.benchmarks.common import SMOKE, bench_setting
+from tests.support.clients import loopback_http
 from tests.support.processes import ServiceProcess, serve_arguments
 from tests.support.scripted_players import ScriptedHuman, bot_table, human_table
 from tests.support.store_watch import store_at
@@ -221,7 +222,7 @@ async def check_store(run: Run) -> tuple[int, int, list[str], list[str]]:
 
 async def play(service: ServiceProcess, database_url: str) -> int:
     await service.start_ready()
-    async with store_at(database_url) as store, httpx.AsyncClient(
+    async with store_at(database_url) as store, loopback_http(
         base_url=service.url, timeout=10, limits=httpx.Limits(max_connections=20)
     ) as http:
         run = Run(service, store, time.monotonic() + SECONDS)

@@ -57,6 +57,7 @@ from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from muggins.replay.record import StoredEvent
 from muggins.replay.verify import verify_game
 from tests.benchmarks.common import SMOKE, bench_setting, messages_until, percentile
+from tests.support.clients import loopback_http
 
 SECONDS = float(bench_setting("SECONDS", "30", "2"))
 #: A server-side bot level for every table's second seat ("" : a client there too).
@@ -205,7 +206,7 @@ async def create_tables(base_url: str, tables: int, bots: str = ""
     level ``bots`` if given): their ids, and (table, token, seat) per client seat."""
     ids: list[str] = []
     seats: list[tuple[str, str, int]] = []
-    async with httpx.AsyncClient(base_url=base_url, timeout=30,
+    async with loopback_http(base_url=base_url, timeout=30,
                                  limits=httpx.Limits(max_connections=50)) as http:
         async def one_table() -> None:
             spec: dict[str, object] = {"seats": 2}
@@ -280,7 +281,7 @@ async def run_load(base_url: str, tables: int, bots: str = "",
 
 
 async def service_metrics(base_url: str) -> str:
-    async with httpx.AsyncClient(base_url=base_url) as http:
+    async with loopback_http(base_url=base_url) as http:
         return (await http.get("/metrics")).text
 
 
@@ -386,7 +387,7 @@ async def statement_statistics(url: str) -> list[tuple[int, float, str]]:
 
 
 async def wait_ready(base_url: str) -> None:
-    async with httpx.AsyncClient(base_url=base_url) as http:
+    async with loopback_http(base_url=base_url) as http:
         for _ in range(300):
             try:
                 if (await http.get("/readyz")).status_code == 200:

@@ -22,6 +22,7 @@ import websockets
 
 from muggins.cluster.local import LocalCluster
 from tests.benchmarks.common import percentile
+from tests.support.clients import loopback_http
 
 #: Seconds a seat waits before it plays, as people do: about one move a
 #: second at each table (the two seats take turns).
@@ -94,7 +95,7 @@ def load_cluster(directory: Path, replicas: int, extra: dict[str, str] | None = 
 async def create_tables(base_url: str, tables: int) -> list[tuple[str, str, int]]:
     """Two-seat tables with both seats taken: (table, token, seat) per seat."""
     seats: list[tuple[str, str, int]] = []
-    async with httpx.AsyncClient(base_url=base_url, timeout=60,
+    async with loopback_http(base_url=base_url, timeout=60,
                                  limits=httpx.Limits(max_connections=40)) as http:
         async def one_table() -> None:
             response = await http.post("/tables", json={"seats": 2, "turn_clock_seconds": CLOCK})

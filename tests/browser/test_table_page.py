@@ -268,6 +268,9 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
     await screenshot(page, shot(tmp_path, "table-2-seats.png"))
     await expect(page.locator("#board-description")).to_contain_text("count")
     await expect(page.locator("body")).to_have_attribute("data-last-sound", re.compile(r"\w+"))
+    # The sounds' audio ran, and is suspended in the silence after them.
+    await expect(page.locator("body")).to_have_attribute("data-audio-runs", re.compile(r"[1-9]"))
+    await expect(page.locator("body")).to_have_attribute("data-audio", "suspended")
     # A reload mid-hand keeps the history and the hand's commitment (defects 4, 5).
     await play_a_move(page)
     lines_before = await page.locator("#log li").all_inner_texts()

@@ -13,7 +13,6 @@ import re
 import time
 import urllib.request
 
-import httpx
 import pytest
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import ServiceUnavailableError
@@ -26,6 +25,7 @@ from muggins.domain.codec import public_payload
 from muggins.eventstore.store import EventStore
 from tests.cluster.play import SCENARIO, no_unhandled_errors, play_through
 from tests.support.browser import CHROMIUM_FLAGS, Pages, chromium_path
+from tests.support.clients import loopback_http
 from tests.support.pages import create_from_lobby, play_a_move
 from tests.support.pages import sit as sit_in_the_page
 from tests.support.scripted_players import ScriptedHuman, create_table, human_table, sit
@@ -233,7 +233,7 @@ async def test_metrics_and_logs_an_operator_reads(cluster: LocalCluster) -> None
     person has played there; its JSON log lines carry the table, game,
     version and a correlation id."""
     ws_url = cluster.url.replace("http", "ws", 1)
-    async with httpx.AsyncClient(base_url=cluster.url, timeout=10) as http:
+    async with loopback_http(base_url=cluster.url, timeout=10) as http:
         humans = []
         for n in range(4):  # least connections: some land on each replica
             table_id = await create_table(http, **human_table(100, 30))

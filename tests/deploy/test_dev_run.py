@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres, free_port, pid_alive
+from tests.support.clients import loopback_http_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 STAMP = Path(sys.prefix) / ".muggins-installed"
@@ -56,15 +57,16 @@ def test_a_sigterm_to_dev_run_stops_the_service_and_its_servers(tmp_path: Path) 
                                stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 90
-        while True:
-            assert run.poll() is None, (tmp_path / "run.log").read_text()[-2000:]
-            assert time.monotonic() < deadline, "not ready in 90 s"
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/readyz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
+        with loopback_http_sync(f"http://127.0.0.1:{port}") as http:
+            while True:
+                assert run.poll() is None, (tmp_path / "run.log").read_text()[-2000:]
+                assert time.monotonic() < deadline, "not ready in 90 s"
+                try:
+                    if http.get("/readyz").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.2)
         servers = [postgres.running_pid(), nats.running_pid()]
         assert None not in servers, servers
         run.send_signal(signal.SIGTERM)

@@ -14,7 +14,7 @@ import websockets
 from websockets.exceptions import InvalidStatus
 
 from muggins.eventstore.store import EventStore
-from tests.support.clients import unpacked
+from tests.support.clients import loopback_http, unpacked
 from tests.support.processes import Launcher, unhandled_errors, wait_ready
 from tests.support.scripted_players import bot_table, create_table, settle
 from tests.support.store_watch import StoreWatch, TableProgress
@@ -90,7 +90,7 @@ async def test_ids_that_are_not_table_ids_are_refused_and_harm_nothing(
     await service.start_ready()
     wrong: list[str] = []
     problems: list[str] = []
-    async with httpx.AsyncClient(base_url=service.url, timeout=ANSWER_WITHIN) as http:
+    async with loopback_http(base_url=service.url, timeout=ANSWER_WITHIN) as http:
         for name, table_id in BAD_IDS.items():
             path = f"/tables/{encoded(table_id)}"
             shown = path if len(path) < 40 else f"{path[:30]}...({len(path)} chars)"

@@ -14,11 +14,10 @@ import contextlib
 import time
 from typing import Any
 
-import httpx
 import pytest
 
 from muggins.eventstore.store import EventStore
-from tests.support.clients import SeatClient
+from tests.support.clients import SeatClient, loopback_http
 from tests.support.processes import Launcher
 from tests.support.scripted_players import create_table, human_table, sit
 from tests.support.store_watch import StoreWatch, TableProgress
@@ -61,7 +60,7 @@ async def test_a_player_cannot_hold_the_table_hostage(
 async def hostage(launcher: Launcher, store: EventStore, *, evade: bool) -> None:
     service = launcher.service("serve", bot_delay=BOT_DELAY, hand_pause=1.0)
     await service.start_ready()
-    async with httpx.AsyncClient(base_url=service.url, timeout=10) as http:
+    async with loopback_http(base_url=service.url, timeout=10) as http:
         table_id = await create_table(http, **human_table(TARGET, CLOCK))
         token = await sit(http, table_id, 0, "Hostage taker")
     client = await SeatClient.connect(service.ws_url, table_id, token)

@@ -8,11 +8,11 @@ import asyncio
 import contextlib
 import time
 
-import httpx
 import pytest
 
 from muggins.eventstore.store import EventStore
 from muggins.infra.embedded import EmbeddedNats
+from tests.support.clients import loopback_http
 from tests.support.processes import Launcher, wait_ready
 from tests.support.scripted_players import (
     ScriptedHuman,
@@ -49,7 +49,7 @@ async def test_the_service_recovers_when_nats_is_killed_for_10_s(
     deadline = time.monotonic() + 180
     playing: list[asyncio.Task[None]] = []
     try:
-        async with httpx.AsyncClient(base_url=service.url, timeout=10) as http:
+        async with loopback_http(base_url=service.url, timeout=10) as http:
             made = await bot_tables_then_a_person(
                 http, [service.ws_url], bot_tables=BOT_TABLES, target=TARGET, clock=CLOCK,
                 deadline=deadline)
@@ -77,7 +77,7 @@ async def test_the_service_recovers_when_nats_is_killed_for_10_s(
                             f"(at version {human.version}; {human.last_failure})")
 
         # A new game after the outage, every event to the person through the bus.
-        async with httpx.AsyncClient(base_url=service.url, timeout=10) as http:
+        async with loopback_http(base_url=service.url, timeout=10) as http:
             new_table = await create_table(http, **human_table(50, CLOCK))
             newcomer = ScriptedHuman([service.ws_url], new_table,
                                      await sit(http, new_table, 0, "Bea"))

@@ -9,11 +9,11 @@ import asyncio
 import contextlib
 import time
 
-import httpx
 import pytest
 
 from muggins.eventstore.store import EventStore
 from muggins.infra.embedded import EmbeddedPostgres
+from tests.support.clients import loopback_http
 from tests.support.processes import Launcher, freeze_postgres, thaw, unhandled_errors
 from tests.support.scripted_players import (
     bot_tables_then_a_person,
@@ -42,7 +42,7 @@ async def test_every_game_ends_after_postgres_is_paused_40_s(
     deadline = time.monotonic() + PAUSE + 120
     playing: asyncio.Task[None] | None = None
     try:
-        async with httpx.AsyncClient(base_url=service.url, timeout=10) as http:
+        async with loopback_http(base_url=service.url, timeout=10) as http:
             made = await bot_tables_then_a_person(
                 http, [service.ws_url], bot_tables=BOT_TABLES, target=TARGET, clock=CLOCK,
                 deadline=deadline)

@@ -24,7 +24,7 @@ from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
 from muggins.infra.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from muggins.rules.presets import preset
 from tests.projections.streams import game_batches, store_interleaved
-from tests.support.clients import SeatClient
+from tests.support.clients import SeatClient, loopback_http
 from tests.support.processes import (
     ServiceProcess,
     muggins_command,
@@ -41,7 +41,7 @@ async def readiness_until(url: str, wanted: Callable[[int, dict[str, Any]], bool
     """Poll /readyz until ``wanted(status, body)``; AssertionError with the last answer."""
     deadline = time.monotonic() + timeout
     last = "no answer"
-    async with httpx.AsyncClient(base_url=url, timeout=2) as http:
+    async with loopback_http(base_url=url, timeout=2) as http:
         while time.monotonic() < deadline:
             assert process.running, f"the service exited:\n{process.log_tail()}"
             try:
@@ -68,7 +68,7 @@ def waiting_for(server: str, *, tried: bool = False) -> Callable[[int, dict[str,
 
 async def check_starting_answers(service: ServiceProcess) -> None:
     """While it waits: alive, not ready, and every other route refused the same way."""
-    async with httpx.AsyncClient(base_url=service.url, timeout=5) as http:
+    async with loopback_http(base_url=service.url, timeout=5) as http:
         assert (await http.get("/healthz")).status_code == 200
         refused = await http.post("/tables", json=human_table(50, 30))
         assert refused.status_code == 503, refused.text
@@ -85,7 +85,7 @@ async def check_starting_answers(service: ServiceProcess) -> None:
 
 async def play_one_move(service: ServiceProcess) -> None:
     """A table made, a seat taken, one tile played and seen come back."""
-    async with httpx.AsyncClient(base_url=service.url, timeout=10) as http:
+    async with loopback_http(base_url=service.url, timeout=10) as http:
         table_id = await create_table(http, **human_table(50, 30))
         token = await sit(http, table_id, 0, "Ana")
     client = await SeatClient.connect(service.ws_url, table_id, token)

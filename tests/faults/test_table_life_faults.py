@@ -14,12 +14,11 @@ from __future__ import annotations
 import asyncio
 import time
 
-import httpx
 import pytest
 
 from muggins.domain.streams import game_stream, table_stream
 from muggins.eventstore.store import EventStore
-from tests.support.clients import SeatClient, hands_ended, life_of, play_until
+from tests.support.clients import SeatClient, hands_ended, life_of, loopback_http, play_until
 from tests.support.processes import Launcher
 from tests.support.scripted_players import create_table, sit
 
@@ -48,7 +47,7 @@ async def test_a_table_nobody_sits_at_closes_once_though_its_process_was_killed(
                      for name in ("a", "b"))
     await first.start_ready()
     await second.start_ready()
-    async with httpx.AsyncClient(base_url=first.url, timeout=10) as http:
+    async with loopback_http(base_url=first.url, timeout=10) as http:
         idle = await create_table(http, seats=2)
     first.kill()
     events = await closed_within(store, idle, 30)
@@ -65,7 +64,7 @@ async def test_a_pause_survives_a_kill_and_two_processes_choose_once(
                      for name in ("a", "b"))
     await first.start_ready()
     await second.start_ready()
-    async with httpx.AsyncClient(base_url=second.url, timeout=10) as http:
+    async with loopback_http(base_url=second.url, timeout=10) as http:
         table_id = await create_table(http, seats=2)
         ana_token = await sit(http, table_id, 0, "Ana")
         bea_token = await sit(http, table_id, 1, "Bea")

@@ -11,10 +11,10 @@ import asyncio
 import contextlib
 import time
 
-import httpx
 import pytest
 
 from muggins.eventstore.store import EventStore
+from tests.support.clients import loopback_http
 from tests.support.processes import Launcher
 from tests.support.scripted_players import (
     bot_tables_then_a_person,
@@ -47,7 +47,7 @@ async def test_the_second_process_carries_on_when_the_first_is_killed(
     deadline = time.monotonic() + 120
     playing: asyncio.Task[None] | None = None
     try:
-        async with httpx.AsyncClient(base_url=first.url, timeout=10) as http:
+        async with loopback_http(base_url=first.url, timeout=10) as http:
             made = await bot_tables_then_a_person(
                 http, [first.ws_url, second.ws_url], bot_tables=BOT_TABLES, target=TARGET,
                 clock=CLOCK, deadline=deadline)

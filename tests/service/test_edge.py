@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import httpx
 import pytest
 import websockets
 
@@ -20,7 +19,7 @@ from muggins.rules.tiles import make_tile
 from muggins.tables import chat as chat_module
 from muggins.tables.admission import Payer, Throttled
 from muggins.tables.errors import ChatFull, ChatNameTaken, ChatRateLimited
-from tests.support.clients import SeatClient
+from tests.support.clients import SeatClient, loopback_http
 from tests.support.service import Running
 from tests.support.tables import create, sit
 from tests.support.waits import eventually
@@ -237,7 +236,7 @@ async def test_event_streams_that_end_before_their_first_byte_leave_no_count(
     table_id = table["table_id"]
     sockets = service.runtime.sockets
     for _ in range(30):
-        async with (httpx.AsyncClient(base_url=service.url, timeout=5) as client,
+        async with (loopback_http(base_url=service.url, timeout=5) as client,
                     client.stream("GET", f"/tables/{table_id}/events") as response):
             assert response.status_code == 200
     await eventually(lambda: not sockets._open, within=10, what="every socket's count let go")

@@ -22,6 +22,7 @@ import httpx
 
 from muggins.cluster import processes as cluster_processes
 from muggins.cluster.local import kept_port
+from tests.support.clients import loopback_http
 
 #: The ports the fault tests' services take (muggins.cluster.local.kept_port):
 #: below the kernel's range for outgoing connections (one of which could take
@@ -78,7 +79,7 @@ async def wait_ready(url: str, timeout: float,
     answer) if it does not within ``timeout``."""
     started = time.monotonic()
     last = "no answer"
-    async with httpx.AsyncClient(base_url=url, timeout=2) as http:
+    async with loopback_http(base_url=url, timeout=2) as http:
         while time.monotonic() - started < timeout:
             if process is not None and process.poll() is not None:
                 raise AssertionError(f"the service at {url} exited with {process.returncode}")

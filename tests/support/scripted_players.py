@@ -19,7 +19,7 @@ import websockets
 
 from muggins.eventstore.records import RecordedEvent
 from muggins.eventstore.store import EventStore
-from tests.support.clients import SeatClient
+from tests.support.clients import SeatClient, loopback_http
 from tests.support.store_watch import StoreWatch, TableProgress
 from tests.support.waits import eventually
 
@@ -322,7 +322,7 @@ async def play_through(base_url: str, ws_urls: Sequence[str], store: EventStore,
     humans: list[ScriptedHuman] = []
     playing: list[asyncio.Task[None]] = []
     try:
-        async with httpx.AsyncClient(base_url=base_url, timeout=10) as http:
+        async with loopback_http(base_url=base_url, timeout=10) as http:
             # People first: their games start when they sit, bots' at once.
             for n in range(scenario.human_tables):
                 table_id = await create_table(http, **human_table(scenario.target,

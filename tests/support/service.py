@@ -24,6 +24,7 @@ from muggins.infra.settings import Settings
 from muggins.tables.app import create_app
 from muggins.tables.runtime import Runtime, ServiceOptions
 from muggins.tables.websocket_protocol import WebSocketProtocol
+from tests.support.clients import loopback_http
 from tests.support.servers import role_url
 
 
@@ -162,7 +163,7 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
         try:
             # verify=False: plain HTTP on loopback, and httpx would otherwise
             # load the CA bundle for every test (about 50 ms of CPU each).
-            async with httpx.AsyncClient(base_url=url, timeout=10, verify=False) as http:
+            async with loopback_http(base_url=url, timeout=10) as http:
                 await _ready(http)
                 yield Running(url, http, infra, app)
         finally:

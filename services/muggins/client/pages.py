@@ -164,9 +164,10 @@ async def stored_game(store: Any, hand: HandRef) -> list[StoredEvent]:
                             extra={"code": "no-such-game"}) from None
 
 
-def plain_file_name(connection: ASGIConnection, _: BaseRouteHandler) -> None:  # type: ignore[type-arg]
+async def plain_file_name(connection: ASGIConnection, _: BaseRouteHandler) -> None:  # type: ignore[type-arg]
     """Static files are short plain names: anything else is not there (the
-    file system would refuse a name too long with an error, not a 404)."""
+    file system would refuse a name too long with an error, not a 404).
+    A coroutine: litestar runs a plain function guard in its thread pool."""
     name = connection.url.path.removeprefix("/static/")
     if len(name) > 100 or not name.isprintable() or "\\" in name:
         raise NotFoundException("no such file")

@@ -608,11 +608,14 @@ class LocalCluster:
                 # even answer on its client port), or worse.  Not a wait.
                 if not self.is_running(node.name):
                     raise self._stopped_while_starting(node.name)
-            # Each answering on its own listeners, not another's on a taken port.
+            # Each answering on its own listeners, not another's on a taken
+            # port.  Whose listeners they are is asked last, once all answer
+            # and JetStream has its leader: /proc/net/tcp lists every socket
+            # of the machine, thousands in a busy test run.
             if all(answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz?js-enabled-only=true")
-                   and _listens(node.pid, node.port, node.monitor_port)
                    for node in nodes) and any(
-                    answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz") for node in nodes):
+                    answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz") for node in nodes
+            ) and all(_listens(node.pid, node.port, node.monitor_port) for node in nodes):
                 return
             time.sleep(0.2)
         raise ClusterError(f"the NATS cluster had no JetStream quorum within {timeout:.0f} s")

@@ -17,6 +17,27 @@ const SOUNDS = {
 let context = null;
 // What was played, newest last (a page's tests read it; capped).
 export const played = [];
+// A running AudioContext keeps an audio thread (and the system's audio
+// output) busy even in silence, for as long as the page stays open: a
+// phone's battery, and in headless Chromium about 1% of the machine per
+// open table page.  So it is suspended once the last note has ended, and
+// the next sound resumes it.
+const QUIET_AFTER_SECONDS = 0.25;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let quietTimer;
+// Sounds asked for so far: a suspension under way when another comes is undone.
+let asked = 0;
+
+function suspendWhenQuiet(secondsLeft) {
+  clearTimeout(quietTimer);
+  const mark = asked;
+  quietTimer = setTimeout(() => {
+    if (!context || context.state !== "running" || asked !== mark) return;
+    context.suspend().then(() => {
+      if (asked !== mark) context.resume().catch(() => {});
+    }).catch(() => {});
+  }, (secondsLeft + QUIET_AFTER_SECONDS) * 1000);
+}
 
 export function soundOn() {
   return localStorage.getItem(STORAGE_KEY) !== "off";
@@ -27,11 +48,22 @@ export function playSound(kind) {
   played.push(kind);
   if (played.length > 50) played.shift();
   document.body.dataset.lastSound = kind;
+  asked += 1;
   try {
-    context = context || new AudioContext();
-    // A context made before the reader touched the page starts suspended.
+    if (!context) {
+      context = new AudioContext();
+      // Its state, and how often it has run, for the page's tests.
+      context.addEventListener("statechange", () => {
+        const body = document.body.dataset;
+        body.audio = context.state;
+        if (context.state === "running") body.audioRuns = String(Number(body.audioRuns || 0) + 1);
+      });
+      document.body.dataset.audio = context.state;
+    }
+    // Suspended between sounds, or made before the reader touched the page.
     if (context.state === "suspended") context.resume().catch(() => {});
-    let at = context.currentTime;
+    const start = context.currentTime;
+    let at = start;
     for (const [frequency, seconds] of SOUNDS[kind]) {
       const oscillator = context.createOscillator();
       const gain = context.createGain();
@@ -43,6 +75,7 @@ export function playSound(kind) {
       oscillator.stop(at + seconds);
       at += seconds;
     }
+    suspendWhenQuiet(at - start);
   } catch {
     // No audio here (or not allowed yet): the page works the same without.
   }
@@ -52,7 +85,10 @@ export function playSound(kind) {
 // the context at the first touch, so that later sounds are heard.
 for (const kind of ["pointerdown", "keydown"]) {
   addEventListener(kind, () => {
-    if (context && context.state === "suspended") context.resume().catch(() => {});
+    if (context && context.state === "suspended") {
+      // What was asked for before the touch plays now; then quiet again.
+      context.resume().then(() => suspendWhenQuiet(0)).catch(() => {});
+    }
   }, { once: true, capture: true });
 }
 
