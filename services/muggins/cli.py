@@ -236,9 +236,19 @@ def serve_command(**flags: Any) -> None:
         log_config=None, ws=WebSocketProtocol, ws_max_size=64 * 1024, ws_per_message_deflate=False,
         timeout_graceful_shutdown=10, timeout_keep_alive=75,
         proxy_headers=False, access_log=False))
+    # uvicorn, once its graceful shutdown is over, raises again the signal
+    # that stopped it, to the handler it found.  Under SIGTERM's default
+    # action the process then died without its exit handlers: the bot
+    # workers' fork server left its folder in the temporary directory at
+    # every stop.  Found here, the SIGTERM ends the process as a normal exit.
+    signal.signal(signal.SIGTERM, _exit_after_graceful_shutdown)
     server.run()
     if failures:
         raise click.ClickException(f"the service stopped: {failures[0]!r} (see the log)")
+
+
+def _exit_after_graceful_shutdown(signal_number: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 @main.command("up")

@@ -145,6 +145,10 @@ async def test_ids_that_are_not_table_ids_are_refused_and_harm_nothing(
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await watching
     service.stop()
+    # A clean stop leaves nothing behind: its exit handlers ran (the bot
+    # workers' fork server's folder once stayed in /tmp at every stop).
+    assert service.process is not None and service.process.returncode == 0, service.log_tail()
+    assert not list(service.temporary_files.iterdir()), list(service.temporary_files.iterdir())
     escaped = unhandled_errors(service.log_text())
     if escaped:
         problems.append(f"the service logged {len(escaped)} unhandled exceptions for "

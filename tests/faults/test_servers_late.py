@@ -166,8 +166,9 @@ async def test_a_service_stopped_while_it_waits_stops_at_once(
     started = time.monotonic()
     service.stop(timeout=15)
     took = time.monotonic() - started
-    # uvicorn ends by the signal it was stopped with, once it has shut down.
-    assert service.process is not None and service.process.returncode in (0, -15), (
+    # A SIGTERM ends it as a normal exit once it has shut down (its exit
+    # handlers run), not by the signal's default action.
+    assert service.process is not None and service.process.returncode == 0, (
         service.log_tail())
     assert "Application shutdown complete" in service.log_text()
     assert took < 5, f"stopping took {took:.1f} s"

@@ -120,6 +120,11 @@ class ServiceProcess:
         return f"http://127.0.0.1:{self.port}"
 
     @property
+    def temporary_files(self) -> Path:
+        """Its TMPDIR."""
+        return self.folder / f"{self.name}-tmp"
+
+    @property
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
@@ -129,9 +134,14 @@ class ServiceProcess:
         settings = {"MUGGINS_DATABASE_URL": self.database_url,
                     "MUGGINS_NATS_URL": self.nats_url, "MUGGINS_LOG_FORMAT": "json",
                     "MUGGINS_LOG_LEVEL": self.log_level,
-                    "MUGGINS_DATA_DIR": str(self.folder / "data")}
+                    "MUGGINS_DATA_DIR": str(self.folder / "data"),
+                    # Its temporary files in its folder: what a killed process
+                    # leaves (the bot workers' fork server's) goes with the
+                    # test's, and a clean stop can be seen to leave nothing.
+                    "TMPDIR": str(self.temporary_files)}
         if self.migration_url is not None:
             settings["MUGGINS_MIGRATION_DATABASE_URL"] = self.migration_url
+        self.temporary_files.mkdir(parents=True, exist_ok=True)
         log_path = self.folder / f"{self.name}-{len(self.logs) + 1}.log"
         self.logs.append(log_path)
         self.process = cluster_processes.spawn(
