@@ -4,6 +4,8 @@ calls into the library and prints."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import multiprocessing
 import os
 import re
 import secrets
@@ -240,15 +242,25 @@ def serve_command(**flags: Any) -> None:
     # that stopped it, to the handler it found.  Under SIGTERM's default
     # action the process then died without its exit handlers: the bot
     # workers' fork server left its folder in the temporary directory at
-    # every stop.  Found here, the SIGTERM ends the process as a normal exit.
-    signal.signal(signal.SIGTERM, _exit_after_graceful_shutdown)
-    server.run()
+    # every stop.  Found here, the SIGTERM ends the serving as a return.
+    signal.signal(signal.SIGTERM, _end_after_graceful_shutdown)
+    with contextlib.suppress(_StoppedBySignal):
+        server.run()
     if failures:
         raise click.ClickException(f"the service stopped: {failures[0]!r} (see the log)")
 
 
-def _exit_after_graceful_shutdown(signal_number: int, frame: object) -> None:
-    raise SystemExit(0)
+class _StoppedBySignal(Exception):
+    """SIGTERM, after uvicorn's graceful shutdown."""
+
+
+def _end_after_graceful_shutdown(signal_number: int, frame: object) -> None:
+    # The app has shut down.  A worker process still thinking (an analysis
+    # thinks for seconds, at the lowest priority) is ended here: the
+    # interpreter's exit would wait for its job to finish.
+    for worker in multiprocessing.active_children():
+        worker.terminate()
+    raise _StoppedBySignal
 
 
 @main.command("up")

@@ -334,8 +334,8 @@ async def flood_hints(base_url: str, address: str, until: float, tally: Counter[
     every turn a new socket asks a hint."""
     ws_url = base_url.replace("http", "ws", 1)
     async with loopback_http(base_url=base_url, timeout=30,
-                                 transport=loopback_transport(local_address=address)
-                                 ) as http:
+                             transport=loopback_transport(local_address=address)
+                             ) as http:
         table_id = await create(http, {"seats": 2, "overrides": {"hints": True},
                                        "bots": [{"seat": 1, "level": "greedy"}]})
         token = await sit(http, table_id, 0, "Flood")
@@ -381,8 +381,8 @@ async def flood_hints(base_url: str, address: str, until: float, tally: Counter[
 async def flood_analyses(base_url: str, address: str, until: float, tally: Counter[str],
                          targets: list[str]) -> None:
     async with loopback_http(base_url=base_url, timeout=60,
-                                 transport=loopback_transport(local_address=address)
-                                 ) as http:
+                             transport=loopback_transport(local_address=address)
+                             ) as http:
         order = targets[:]
         random.Random(address).shuffle(order)
         index = 0

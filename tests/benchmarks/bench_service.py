@@ -207,7 +207,7 @@ async def create_tables(base_url: str, tables: int, bots: str = ""
     ids: list[str] = []
     seats: list[tuple[str, str, int]] = []
     async with loopback_http(base_url=base_url, timeout=30,
-                                 limits=httpx.Limits(max_connections=50)) as http:
+                             limits=httpx.Limits(max_connections=50)) as http:
         async def one_table() -> None:
             spec: dict[str, object] = {"seats": 2}
             if bots:

@@ -96,7 +96,7 @@ async def create_tables(base_url: str, tables: int) -> list[tuple[str, str, int]
     """Two-seat tables with both seats taken: (table, token, seat) per seat."""
     seats: list[tuple[str, str, int]] = []
     async with loopback_http(base_url=base_url, timeout=60,
-                                 limits=httpx.Limits(max_connections=40)) as http:
+                             limits=httpx.Limits(max_connections=40)) as http:
         async def one_table() -> None:
             response = await http.post("/tables", json={"seats": 2, "turn_clock_seconds": CLOCK})
             response.raise_for_status()

@@ -33,6 +33,7 @@ from tests.support.pages import (
 from tests.support.service import Running
 from tests.support.tables import create
 from tests.support.tables import sit as sit_by_api
+from tests.support.waits import eventually
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -268,11 +269,20 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
     await screenshot(page, shot(tmp_path, "table-2-seats.png"))
     await expect(page.locator("#board-description")).to_contain_text("count")
     await expect(page.locator("body")).to_have_attribute("data-last-sound", re.compile(r"\w+"))
-    # The sounds' audio ran, and is suspended in the silence after them.
-    await expect(page.locator("body")).to_have_attribute("data-audio-runs", re.compile(r"[1-9]"))
-    await expect(page.locator("body")).to_have_attribute("data-audio", "suspended")
+    # The sounds' audio ran, and is suspended in the silence after them
+    # (two seconds of it); the next sound runs it again.
+    body = page.locator("body")
+    await expect(body).to_have_attribute("data-audio-runs", re.compile(r"[1-9]"))
+    await expect(body).to_have_attribute("data-audio-state", "suspended", timeout=10_000)
+    runs = int(await body.get_attribute("data-audio-runs") or 0)
     # A reload mid-hand keeps the history and the hand's commitment (defects 4, 5).
     await play_a_move(page)
+    await my_turn(page)
+
+    async def ran_again() -> bool:
+        return int(await body.get_attribute("data-audio-runs") or 0) > runs
+
+    await eventually(ran_again, within=10)
     lines_before = await page.locator("#log li").all_inner_texts()
     assert any("Hand 1" in line for line in lines_before)
     await page.reload()

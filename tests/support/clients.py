@@ -17,14 +17,16 @@ import websockets
 
 def loopback_http(base_url: str = "", **options: Any) -> httpx.AsyncClient:
     """An HTTP client of a service the tests started, on loopback: plain
-    HTTP, so no TLS context.  httpx's default builds one for every client,
-    loading the system's CA bundle: 21 ms of CPU a client (2026-12-05), and
+    HTTP, so no CA bundle loaded.  httpx's default loads the system's for
+    every client: 21 ms of CPU a client (2026-12-05), and
     clients made in polling loops took about 15 core-seconds a run."""
+    assert not base_url or base_url.startswith("http://"), base_url
     return httpx.AsyncClient(base_url=base_url, verify=False, **options)
 
 
 def loopback_http_sync(base_url: str = "", **options: Any) -> httpx.Client:
     """``loopback_http`` for code that does not run in an event loop."""
+    assert not base_url or base_url.startswith("http://"), base_url
     return httpx.Client(base_url=base_url, verify=False, **options)
 
 

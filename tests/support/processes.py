@@ -99,8 +99,13 @@ class ServiceProcess:
 
     def __init__(self, folder: Path, name: str, database_url: str, nats_url: str,
                  arguments: Sequence[str], port: int | None = None,
-                 log_level: str = "info", migration_url: str | None = None) -> None:
+                 log_level: str = "info", migration_url: str | None = None,
+                 temporary_files: Path | None = None) -> None:
         self.folder = folder
+        #: Its TMPDIR if given (else this process's).  A short path: the bot
+        #: workers' fork server listens on a socket file in it, and a Unix
+        #: socket's path may not be longer than 107 bytes.
+        self.temporary_files = temporary_files
         #: The owner role's URL the migrations run with (the service's own
         #: role may not change the schema).
         self.migration_url = migration_url
@@ -120,11 +125,6 @@ class ServiceProcess:
         return f"http://127.0.0.1:{self.port}"
 
     @property
-    def temporary_files(self) -> Path:
-        """Its TMPDIR."""
-        return self.folder / f"{self.name}-tmp"
-
-    @property
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
@@ -134,14 +134,11 @@ class ServiceProcess:
         settings = {"MUGGINS_DATABASE_URL": self.database_url,
                     "MUGGINS_NATS_URL": self.nats_url, "MUGGINS_LOG_FORMAT": "json",
                     "MUGGINS_LOG_LEVEL": self.log_level,
-                    "MUGGINS_DATA_DIR": str(self.folder / "data"),
-                    # Its temporary files in its folder: what a killed process
-                    # leaves (the bot workers' fork server's) goes with the
-                    # test's, and a clean stop can be seen to leave nothing.
-                    "TMPDIR": str(self.temporary_files)}
+                    "MUGGINS_DATA_DIR": str(self.folder / "data")}
+        if self.temporary_files is not None:
+            settings["TMPDIR"] = str(self.temporary_files)
         if self.migration_url is not None:
             settings["MUGGINS_MIGRATION_DATABASE_URL"] = self.migration_url
-        self.temporary_files.mkdir(parents=True, exist_ok=True)
         log_path = self.folder / f"{self.name}-{len(self.logs) + 1}.log"
         self.logs.append(log_path)
         self.process = cluster_processes.spawn(
@@ -197,13 +194,14 @@ class Launcher:
         self.services: list[ServiceProcess] = []
 
     def service(self, name: str, *, bot_delay: float, hand_pause: float | None = None,
-                grace_period: float | None = None, extra: Sequence[str] = ()
-                ) -> ServiceProcess:
+                grace_period: float | None = None, extra: Sequence[str] = (),
+                temporary_files: Path | None = None) -> ServiceProcess:
         """A service process (not started); ``extra``: more ``serve`` options."""
         arguments = [*serve_arguments(bot_delay=bot_delay, hand_pause=hand_pause,
                                       grace_period=grace_period), *extra]
         service = ServiceProcess(self.folder, name, self.database_url, self.nats_url, arguments,
-                                 migration_url=self.migration_url)
+                                 migration_url=self.migration_url,
+                                 temporary_files=temporary_files)
         self.services.append(service)
         return service
 

@@ -161,8 +161,6 @@ async def serve(url_of_database: str, nats_url: str, options: ServiceOptions = F
                 raise AssertionError(f"uvicorn was not listening on port {port} within 30 s")
             await asyncio.sleep(0.02)
         try:
-            # verify=False: plain HTTP on loopback, and httpx would otherwise
-            # load the CA bundle for every test (about 50 ms of CPU each).
             async with loopback_http(base_url=url, timeout=10) as http:
                 await _ready(http)
                 yield Running(url, http, infra, app)

@@ -611,7 +611,7 @@ class LocalCluster:
             # Each answering on its own listeners, not another's on a taken
             # port.  Whose listeners they are is asked last, once all answer
             # and JetStream has its leader: /proc/net/tcp lists every socket
-            # of the machine, thousands in a busy test run.
+            # of the network namespace, thousands in a busy test run.
             if all(answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz?js-enabled-only=true")
                    for node in nodes) and any(
                     answers_ok(f"http://127.0.0.1:{node.monitor_port}/healthz") for node in nodes

@@ -20,23 +20,33 @@ export const played = [];
 // A running AudioContext keeps an audio thread (and the system's audio
 // output) busy even in silence, for as long as the page stays open: a
 // phone's battery, and in headless Chromium about 1% of the machine per
-// open table page.  So it is suspended once the last note has ended, and
-// the next sound resumes it.
-const QUIET_AFTER_SECONDS = 0.25;
+// open table page.  So it is suspended after a quiet spell (long enough
+// that the last seconds' ticks of a clock do not stop and start the
+// output each second), and the next sound resumes it.
+const QUIET_SECONDS = 2;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let quietTimer;
+// When the last note scheduled ends, in the context's own time (which
+// stands still while it is suspended or still resuming).
+let lastNoteEnd = 0;
 // Sounds asked for so far: a suspension under way when another comes is undone.
 let asked = 0;
 
-function suspendWhenQuiet(secondsLeft) {
+function suspendWhenQuiet() {
   clearTimeout(quietTimer);
-  const mark = asked;
   quietTimer = setTimeout(() => {
-    if (!context || context.state !== "running" || asked !== mark) return;
+    quietTimer = undefined;
+    if (!context || context.state !== "running") return;
+    // Notes not played yet (a slow resume held the clock): wait again.
+    if (context.currentTime < lastNoteEnd) {
+      suspendWhenQuiet();
+      return;
+    }
+    const mark = asked;
     context.suspend().then(() => {
       if (asked !== mark) context.resume().catch(() => {});
     }).catch(() => {});
-  }, (secondsLeft + QUIET_AFTER_SECONDS) * 1000);
+  }, QUIET_SECONDS * 1000);
 }
 
 export function soundOn() {
@@ -55,15 +65,17 @@ export function playSound(kind) {
       // Its state, and how often it has run, for the page's tests.
       context.addEventListener("statechange", () => {
         const body = document.body.dataset;
-        body.audio = context.state;
-        if (context.state === "running") body.audioRuns = String(Number(body.audioRuns || 0) + 1);
+        body.audioState = context.state;
+        if (context.state !== "running") return;
+        body.audioRuns = String(Number(body.audioRuns || 0) + 1);
+        // Running, whoever resumed it: quiet again after the quiet spell.
+        if (quietTimer === undefined) suspendWhenQuiet();
       });
-      document.body.dataset.audio = context.state;
+      document.body.dataset.audioState = context.state;
     }
     // Suspended between sounds, or made before the reader touched the page.
     if (context.state === "suspended") context.resume().catch(() => {});
-    const start = context.currentTime;
-    let at = start;
+    let at = context.currentTime;
     for (const [frequency, seconds] of SOUNDS[kind]) {
       const oscillator = context.createOscillator();
       const gain = context.createGain();
@@ -75,7 +87,8 @@ export function playSound(kind) {
       oscillator.stop(at + seconds);
       at += seconds;
     }
-    suspendWhenQuiet(at - start);
+    lastNoteEnd = Math.max(lastNoteEnd, at);
+    suspendWhenQuiet();
   } catch {
     // No audio here (or not allowed yet): the page works the same without.
   }
@@ -87,7 +100,7 @@ for (const kind of ["pointerdown", "keydown"]) {
   addEventListener(kind, () => {
     if (context && context.state === "suspended") {
       // What was asked for before the touch plays now; then quiet again.
-      context.resume().then(() => suspendWhenQuiet(0)).catch(() => {});
+      context.resume().catch(() => {});
     }
   }, { once: true, capture: true });
 }
