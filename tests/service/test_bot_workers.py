@@ -7,7 +7,9 @@ import asyncio
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +17,16 @@ from muggins.bots.ladder import EXPERT_BUDGET_MS
 from muggins.rules.commands import Play, StartHand
 from muggins.rules.game import play, start_game
 from muggins.rules.presets import preset
-from muggins.tables.bot_workers import AHEAD, DUE_NOW, MIN_BUDGET_MS, BotWorkers, WorkerTurns
+from muggins.tables.bot_workers import (
+    AHEAD,
+    DUE_NOW,
+    MIN_BUDGET_MS,
+    UNIX_SOCKET_PATH_MAX,
+    BotWorkers,
+    WorkerTurns,
+    fork_server_fits,
+    worker_processes,
+)
 from muggins.tables.metrics import BOT_BUDGET, BOT_DECISIONS
 
 STARTS_A_POOL_AND_DIES = """
@@ -50,6 +61,29 @@ def test_the_workers_end_when_the_service_is_gone() -> None:
     while any(alive(pid) for pid in pids):
         assert time.monotonic() < deadline, "a bot worker outlived the service"
         time.sleep(0.1)
+
+
+async def test_in_a_temporary_directory_too_long_for_the_fork_servers_socket_the_workers_spawn(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A TMPDIR with no room for the fork server's socket path once stopped
+    the table service ("AF_UNIX path too long"): the workers are spawned
+    instead, and think as well."""
+    long_folder = tmp_path / ("t" * (UNIX_SOCKET_PATH_MAX - len(str(tmp_path))))
+    long_folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(long_folder))
+    assert not fork_server_fits()
+    assert worker_processes().get_start_method() == "spawn"
+    state, _ = start_game(preset("playelephant", 2, False))
+    state, events = play(state, StartHand(seed="ab" * 32))
+    workers = BotWorkers(1)
+    try:
+        await workers.start()  # the fork server's start failed here
+        assert isinstance(await workers.move("expert", state, events, "seed"), Play)
+    finally:
+        workers.close()
+    monkeypatch.setattr(tempfile, "tempdir", "/tmp")
+    assert fork_server_fits()
 
 
 async def test_a_failing_expert_gives_way_to_greedy(monkeypatch: pytest.MonkeyPatch) -> None:

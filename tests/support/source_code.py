@@ -1,7 +1,9 @@
 """Reading Python source as syntax trees, for the tests that check what our
-own code imports (tests/rules/test_purity.py, tests/test_import_layers.py,
-tests/expert/test_knowledge.py, tests/replays/test_chain.py): ``parsed``, a
-safe ``ast.parse``, and ``imported``, the modules an import statement names."""
+own code imports or calls (tests/rules/test_purity.py,
+tests/test_import_layers.py, tests/expert/test_knowledge.py,
+tests/replays/test_chain.py, tests/test_loopback_clients.py): ``parsed``,
+a safe ``ast.parse``, and ``imported``, the modules an import statement
+names."""
 
 from __future__ import annotations
 

@@ -39,6 +39,7 @@ import itertools
 import multiprocessing
 import os
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -77,15 +78,31 @@ MIN_BUDGET_MS = 5.0
 _command_decoder = msgspec.json.Decoder(AnyCommand)
 
 
+#: The longest path a Unix socket may have on Linux (``sun_path``'s 108
+#: bytes, the last a NUL).
+UNIX_SOCKET_PATH_MAX = 107
+#: What the fork server adds to the temporary directory for its socket:
+#: ``/pymp-XXXXXXXX/listener-XXXXXXXX`` (Python 3.11's multiprocessing).
+FORK_SERVER_SOCKET_SUFFIX = 32
+
+
+def fork_server_fits() -> bool:
+    """Whether the fork server's socket path fits in the temporary directory
+    (TMPDIR): in a longer one its start fails with "AF_UNIX path too long",
+    and the table service with it (seen with a test's folder as TMPDIR)."""
+    folder = os.fsencode(tempfile.gettempdir())
+    return len(folder) + FORK_SERVER_SOCKET_SUFFIX <= UNIX_SOCKET_PATH_MAX
+
+
 def worker_processes() -> multiprocessing.context.BaseContext:
     """How worker processes start: forked from a fork server, a fresh
     process of the service's program with this module's worker side
     (muggins.tables.worker_process) imported once, so that a worker is ready
     in milliseconds, however often a pool is made anew.  Never forked from
     the service itself: a worker must not inherit its loop, sockets and
-    threads.  Spawned (each worker a fresh interpreter) where there is no
-    fork server."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    threads.  Spawned (each worker a fresh interpreter, its start slower)
+    where there is no fork server, or no room for its socket's path."""
+    if "forkserver" not in multiprocessing.get_all_start_methods() or not fork_server_fits():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     # The service's program too, imported once in the fork server: each
