@@ -243,24 +243,28 @@ def serve_command(**flags: Any) -> None:
     # action the process then died without its exit handlers: the bot
     # workers' fork server left its folder in the temporary directory at
     # every stop.  Found here, the SIGTERM ends the serving as a return.
-    signal.signal(signal.SIGTERM, _end_after_graceful_shutdown)
-    with contextlib.suppress(_StoppedBySignal):
-        server.run()
+    try:
+        with contextlib.suppress(_StoppedBySignal):
+            signal.signal(signal.SIGTERM, _stopped_by_signal)
+            server.run()
+    finally:
+        # The app has shut down, however it stopped.  A worker process still
+        # thinking (an analysis thinks for seconds, at the lowest priority)
+        # is ended: the interpreter's exit would wait for its job.
+        for worker in multiprocessing.active_children():
+            worker.terminate()
     if failures:
         raise click.ClickException(f"the service stopped: {failures[0]!r} (see the log)")
 
 
-class _StoppedBySignal(Exception):
-    """SIGTERM, after uvicorn's graceful shutdown."""
+class _StoppedBySignal(SystemExit):
+    """SIGTERM, after uvicorn's graceful shutdown.  A SystemExit (status 0):
+    an event loop lets it through wherever the handler runs (uvloop logs any
+    other exception raised in a signal handler, and carries on)."""
 
 
-def _end_after_graceful_shutdown(signal_number: int, frame: object) -> None:
-    # The app has shut down.  A worker process still thinking (an analysis
-    # thinks for seconds, at the lowest priority) is ended here: the
-    # interpreter's exit would wait for its job to finish.
-    for worker in multiprocessing.active_children():
-        worker.terminate()
-    raise _StoppedBySignal
+def _stopped_by_signal(signal_number: int, frame: object) -> None:
+    raise _StoppedBySignal(0)
 
 
 @main.command("up")

@@ -271,18 +271,19 @@ async def test_a_hand_against_a_bot_as_a_player_expects_it(
     await expect(page.locator("body")).to_have_attribute("data-last-sound", re.compile(r"\w+"))
     # The sounds' audio ran, and is suspended in the silence after them
     # (two seconds of it); the next sound runs it again.
+    suspended_after_runs = await page.wait_for_function(
+        "() => document.body.dataset.audioState === 'suspended'"
+        " && Number(document.body.dataset.audioRuns)", timeout=10_000)
+    runs = int(await suspended_after_runs.json_value())
     body = page.locator("body")
-    await expect(body).to_have_attribute("data-audio-runs", re.compile(r"[1-9]"))
-    await expect(body).to_have_attribute("data-audio-state", "suspended", timeout=10_000)
-    runs = int(await body.get_attribute("data-audio-runs") or 0)
     # A reload mid-hand keeps the history and the hand's commitment (defects 4, 5).
-    await play_a_move(page)
+    await eventually(lambda: play_a_move(page), within=15, what="a move played")
     await my_turn(page)
 
     async def ran_again() -> bool:
         return int(await body.get_attribute("data-audio-runs") or 0) > runs
 
-    await eventually(ran_again, within=10)
+    await eventually(ran_again, within=10, what="the audio running again for the next sound")
     lines_before = await page.locator("#log li").all_inner_texts()
     assert any("Hand 1" in line for line in lines_before)
     await page.reload()

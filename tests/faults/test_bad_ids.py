@@ -97,8 +97,9 @@ def temporary_files() -> Iterator[Path]:
 
 
 async def test_ids_that_are_not_table_ids_are_refused_and_harm_nothing(
-    launcher: Launcher, store: EventStore, temporary_files: Path
+    temporary_files: Path, launcher: Launcher, store: EventStore
 ) -> None:
+    # (temporary_files first: torn down after the launcher has stopped the service)
     service = launcher.service("serve", bot_delay=0.05, hand_pause=0.2,
                                temporary_files=temporary_files)
     await service.start_ready()
@@ -158,8 +159,11 @@ async def test_ids_that_are_not_table_ids_are_refused_and_harm_nothing(
                     watching.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await watching
+    # The fork server's folder is there while it serves ...
+    if not list(temporary_files.glob("pymp-*")):
+        problems.append(f"no fork server's folder in the service's TMPDIR {temporary_files}")
     service.stop()
-    # A clean stop leaves nothing behind: its exit handlers ran (the bot
+    # ... and a clean stop leaves nothing behind: its exit handlers ran (the bot
     # workers' fork server's folder once stayed in /tmp at every stop).
     assert service.process is not None
     if service.process.returncode != 0:

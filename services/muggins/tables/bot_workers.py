@@ -102,7 +102,12 @@ def worker_processes() -> multiprocessing.context.BaseContext:
     the service itself: a worker must not inherit its loop, sockets and
     threads.  Spawned (each worker a fresh interpreter, its start slower)
     where there is no fork server, or no room for its socket's path."""
-    if "forkserver" not in multiprocessing.get_all_start_methods() or not fork_server_fits():
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    if not fork_server_fits():
+        log.warning("the temporary directory's path is too long for the bot workers' fork "
+                    "server's socket: they are spawned, slower to start (set a shorter TMPDIR)",
+                    tmpdir=tempfile.gettempdir())
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     # The service's program too, imported once in the fork server: each
