@@ -81,8 +81,9 @@ _command_decoder = msgspec.json.Decoder(AnyCommand)
 #: The longest path a Unix socket may have on Linux (``sun_path``'s 108
 #: bytes, the last a NUL).
 UNIX_SOCKET_PATH_MAX = 107
-#: What the fork server adds to the temporary directory for its socket:
-#: ``/pymp-XXXXXXXX/listener-XXXXXXXX`` (Python 3.11's multiprocessing).
+#: What the fork server adds to the temporary directory for its socket: a
+#: folder ``/pymp-`` and a file ``/listener-``, each name with 8 random
+#: characters after it (Python 3.11's multiprocessing).
 FORK_SERVER_SOCKET_SUFFIX = 32
 
 
