@@ -1,6 +1,7 @@
-"""The order the tests go to the workers in (tests.support.ordering): the
-slow ones spread over the first half, taking turns by folder; nothing lost,
-nothing doubled, a module kept on one worker never reordered."""
+"""The order the tests go to the workers in (tests.support.ordering): each
+folder's tests spread evenly over the run, the slow ones over its first
+half, taking turns by folder; nothing lost, nothing doubled, a module kept
+on one worker never reordered or split."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, cast
 
 import pytest
 
-from tests.support.ordering import TESTS, spread_slow_tests
+from tests.support.ordering import TESTS, spread_by_folder, spread_slow_tests
 
 
 @dataclass
@@ -37,8 +38,10 @@ def test_the_slow_tests_spread_over_the_first_half_taking_turns_by_folder() -> N
     assert sorted(map(id, ordered)) == sorted(map(id, items))  # nothing lost or doubled
     slow_places = [n for n, item in enumerate(ordered) if item in browser + faults]
     assert max(slow_places) < len(ordered) // 2
+    # Turns in the order the folders come once spread (faults[0] at 1/8 of
+    # its folder, before browser[0] at 1/6).
     assert [ordered[n] for n in slow_places] == [
-        browser[0], faults[0], browser[1], faults[1], browser[2], faults[2], faults[3]]
+        faults[0], browser[0], faults[1], browser[1], faults[2], browser[2], faults[3]]
     # Quick tests between them: 103 others, half of them in seven gaps.
     assert all(slow_places[k + 1] - slow_places[k] == 8 for k in range(len(slow_places) - 1))
     # A module xdist keeps on one worker is not moved as slow, and keeps its order.
@@ -46,6 +49,21 @@ def test_the_slow_tests_spread_over_the_first_half_taking_turns_by_folder() -> N
     assert [item for item in ordered if item in quick] == quick
 
 
-def test_without_slow_tests_the_order_is_kept() -> None:
-    items = collected("rules", 5) + collected("expert", 3)
-    assert cast(list[Collected], spread_slow_tests(cast(list[pytest.Item], items))) == items
+def test_each_folders_tests_are_spread_over_the_run_in_their_order() -> None:
+    rules, expert = collected("rules", 5), collected("expert", 3)
+    ordered = cast(list[Collected], spread_slow_tests(cast(list[pytest.Item], rules + expert)))
+    # Each at its share of the way: rules at 0.1, 0.3 ... 0.9; expert at 1/6, 3/6, 5/6.
+    assert ordered == [rules[0], expert[0], rules[1], rules[2], expert[1], rules[3],
+                       expert[2], rules[4]]
+
+
+def test_a_module_kept_on_one_worker_moves_as_one_piece() -> None:
+    quick = collected("cluster", 4)
+    module = TESTS / "cluster" / "test_faults.py"
+    kept = [Collected(module, {"xdist_group"}) for _ in range(3)]
+    items = [*kept, *quick, *collected("rules", 6)]
+    ordered = cast(list[Collected], spread_by_folder(cast(list[pytest.Item], items)))
+    assert sorted(map(id, ordered)) == sorted(map(id, items))
+    start = ordered.index(kept[0])
+    assert ordered[start:start + 3] == kept  # together, in their order
+    assert [item for item in ordered if item in quick] == quick
