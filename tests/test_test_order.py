@@ -5,6 +5,9 @@ on one worker never reordered or split."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -67,3 +70,28 @@ def test_a_module_kept_on_one_worker_moves_as_one_piece() -> None:
     start = ordered.index(kept[0])
     assert ordered[start:start + 3] == kept  # together, in their order
     assert [item for item in ordered if item in quick] == quick
+
+
+def test_xdist_keeps_a_groups_tests_on_one_worker(tmp_path: Path) -> None:
+    """The installed pytest and pytest-xdist honour ``xdist_group``: a
+    module marked so (the cluster's tests, the evidence's) runs on one
+    worker, which builds its costly fixtures once.  pytest 9.2 with
+    pytest-xdist 3.8 spread them over every worker, silently."""
+    (tmp_path / "test_grouped.py").write_text(
+        "import pytest\n"
+        "pytestmark = pytest.mark.xdist_group('one')\n"
+        "@pytest.mark.parametrize('n', range(6))\n"
+        "def test_grouped(n):\n    pass\n")
+    (tmp_path / "test_free.py").write_text(
+        "import pytest\n"
+        "@pytest.mark.parametrize('n', range(6))\n"
+        "def test_free(n):\n    pass\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v",
+         "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+         "-c", os.devnull, str(tmp_path)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    workers = {line.split()[0] for line in run.stdout.splitlines()
+               if "PASSED" in line and "test_grouped" in line}
+    assert len(workers) == 1, run.stdout[-3000:]
