@@ -44,5 +44,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if (folder in SERVER_FOLDERS or SERVER_FIXTURES & set(getattr(item, "fixturenames", ()))
                 or item.get_closest_marker("servers")):
             item.add_marker(pytest.mark.servers)
+    # Only in xdist's workers, whose order is the one tests are handed out
+    # in: in one process, spreading gains nothing, and it would run a
+    # module's tests apart, building its module fixtures again each time.
     # (Before ``-m``/``-k`` deselect: the half is of the tests collected.)
-    items[:] = spread_slow_tests(items)
+    if hasattr(config, "workerinput"):
+        items[:] = spread_slow_tests(items)

@@ -1,11 +1,13 @@
 """The order the tests go to the workers in (tests.support.ordering): each
 folder's tests spread evenly over the run, the slow ones over its first
 half, taking turns by folder; nothing lost, nothing doubled, a module kept
-on one worker never reordered or split."""
+on one worker never reordered or split by the folder spread.  And the
+installed pytest-xdist keeps such a module on one worker."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -76,22 +78,33 @@ def test_xdist_keeps_a_groups_tests_on_one_worker(tmp_path: Path) -> None:
     """The installed pytest and pytest-xdist honour ``xdist_group``: a
     module marked so (the cluster's tests, the evidence's) runs on one
     worker, which builds its costly fixtures once.  pytest 9.2 with
-    pytest-xdist 3.8 spread them over every worker, silently."""
-    (tmp_path / "test_grouped.py").write_text(
+    pytest-xdist 3.8 spread them over every worker, silently (the pin in
+    pyproject.toml)."""
+    pytest.importorskip("xdist")
+    # Collected first: without grouping, xdist's first hand-out gives each
+    # worker one of them, whatever the machine's load.
+    (tmp_path / "test_a_grouped.py").write_text(
         "import pytest\n"
         "pytestmark = pytest.mark.xdist_group('one')\n"
         "@pytest.mark.parametrize('n', range(6))\n"
         "def test_grouped(n):\n    pass\n")
-    (tmp_path / "test_free.py").write_text(
+    (tmp_path / "test_b_free.py").write_text(
         "import pytest\n"
         "@pytest.mark.parametrize('n', range(6))\n"
         "def test_free(n):\n    pass\n")
+    # Neither this project's settings (-c: none) nor options from the
+    # environment (PYTEST_ADDOPTS' -q would hide the lines read below).
+    environment = {name: value for name, value in os.environ.items()
+                   if not name.startswith("PYTEST_")}
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v",
-         "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-         "-c", os.devnull, str(tmp_path)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    workers = {line.split()[0] for line in run.stdout.splitlines()
-               if "PASSED" in line and "test_grouped" in line}
-    assert len(workers) == 1, run.stdout[-3000:]
+         "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-c", os.devnull, str(tmp_path)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=environment, check=False)
+    output = run.stdout[-3000:] + run.stderr[-3000:]
+    assert run.returncode == 0, output
+    passed = (re.match(r"\[(gw\d+)\] .*PASSED .*::(test_\w+)", line)
+              for line in run.stdout.splitlines())
+    workers = {(found[2], found[1]) for found in passed if found}
+    assert {name for name, _ in workers} == {"test_grouped", "test_free"}, output
+    assert len({worker for _, worker in workers}) == 2, output  # two workers took tests
+    assert len({worker for name, worker in workers if name == "test_grouped"}) == 1, output
