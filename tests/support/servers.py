@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -31,7 +30,6 @@ from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
 from muggins.infra.embedded import (
     DATABASE,
     PG_SUPERUSER,
-    UNIX_SOCKET_PATH_MAX,
     EmbeddedNats,
     EmbeddedPostgres,
 )
@@ -56,24 +54,31 @@ _POSTGRES: dict[int, EmbeddedPostgres] = {}
 
 
 class WorkerPostgres(EmbeddedPostgres):
-    """The worker's PostgreSQL, its URLs through its Unix socket where the
-    socket's path fits: a query and its answer then skip the kernel's
-    loopback TCP both ways.  asyncpg's writes of queries to their sockets
-    were a fifth of the workers' busy samples over a whole run (py-spy,
-    2026-12-05); tests/service, tests/integration and tests/projections, in
-    three workers back to back, took 75.5 and 77.6 core-seconds through the
+    """The worker's PostgreSQL, its URLs through its Unix socket: a query
+    and its answer then skip the kernel's loopback TCP both ways.
+    asyncpg's writes of queries to their sockets were a fifth of the
+    workers' busy samples over a whole run (py-spy, 2026-12-05);
+    tests/service, tests/integration and tests/projections, in three
+    workers back to back, took 75.5 and 77.6 core-seconds through the
     socket against 83.8 and 83.4 through TCP.  The URL's host is the
     socket's folder, percent-encoded, as libpq and asyncpg read it, and
-    its port stays (``role_url`` finds the server by it).  The service, the
-    fault tests' processes and the tools connect as a deployment's do,
-    through asyncpg; the local cluster's tests keep TCP."""
+    its port stays (``role_url`` finds the server by it).  Everything that
+    connects to it (the service, the fault tests' processes, the tools)
+    does so through asyncpg, as a deployment does, but over the socket; the
+    tests whose PostgreSQL is their own (the local cluster's, a server
+    started late, ``dev.py run``) keep TCP.  Without the socket (not there,
+    or its folder not readable by this user) the URL is TCP's."""
 
     def url_for(self, role: str, database: str = DATABASE) -> str:
         url = super().url_for(role, database)
-        socket = self.unix_socket
-        if len(os.fsencode(socket)) > UNIX_SOCKET_PATH_MAX or not socket.exists():
+        try:
+            there = self.unix_socket.exists()
+        except OSError:
+            there = False
+        if not there:
             return url
-        return url.replace("@127.0.0.1:", f"@{quote(str(socket.parent), safe='')}:", 1)
+        folder = quote(str(self.unix_socket.parent), safe="")
+        return url.replace("@127.0.0.1:", f"@{folder}:", 1)
 
 
 @pytest.fixture(scope="session")

@@ -52,7 +52,6 @@ import structlog
 
 from muggins.bots.ladder import BUDGETED, EXPERT_BUDGET_MS, SEARCHING, BotLevel
 from muggins.expert.bot import PlayAssessment
-from muggins.infra.embedded import UNIX_SOCKET_PATH_MAX
 from muggins.rules.commands import AnyCommand
 from muggins.rules.events import Event
 from muggins.rules.state import GameState
@@ -79,6 +78,9 @@ MIN_BUDGET_MS = 5.0
 _command_decoder = msgspec.json.Decoder(AnyCommand)
 
 
+#: The longest path a Unix socket may have on Linux (``sun_path``'s 108
+#: bytes, the last a NUL).
+UNIX_SOCKET_PATH_MAX = 107
 #: What the fork server adds to the temporary directory for its socket: a
 #: folder ``/pymp-`` and a file ``/listener-``, each name with 8 random
 #: characters after it (Python 3.11's multiprocessing).

@@ -193,11 +193,6 @@ def pid_alive(pid: int | None) -> bool:
     return True
 
 
-#: The longest path a Unix socket may have on Linux (``sun_path``'s 108
-#: bytes, the last a NUL).
-UNIX_SOCKET_PATH_MAX = 107
-
-
 class EmbeddedPostgres:
     """A PostgreSQL server with its data in ``data_dir``, listening on 127.0.0.1.
 
@@ -238,9 +233,9 @@ class EmbeddedPostgres:
     @property
     def unix_socket(self) -> Path:
         """Its Unix socket, beside 127.0.0.1: in its data folder (``-k``),
-        admitted by pg_hba.conf as TCP is (scram).  A client on this machine
-        may use it where the path fits (UNIX_SOCKET_PATH_MAX); PostgreSQL
-        makes none where it does not."""
+        admitted by pg_hba.conf as TCP is (scram), for a client on this
+        machine.  (A data folder too long for a socket's path, 107 bytes on
+        Linux, keeps PostgreSQL from starting at all.)"""
         if self.port is None:
             raise EmbeddedServerError("PostgreSQL is not running")
         return self.data_dir / "postgres" / f".s.PGSQL.{self.port}"
