@@ -224,7 +224,7 @@ def resident_megabytes(pid: int | None) -> float:
 
 
 def memory_by_process(cluster: LocalCluster) -> Iterator[tuple[str, float]]:
-    postgres = cluster.directory / "postgres" / "postmaster.pid"
+    postgres = cluster.postgres.pgdata / "postmaster.pid"
     with contextlib.suppress(OSError, ValueError):
         yield "postgres", resident_megabytes(int(postgres.read_text().split()[0]))
     for instance in cluster.instances():

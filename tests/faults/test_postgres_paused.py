@@ -53,7 +53,7 @@ async def test_every_game_ends_after_postgres_is_paused_40_s(
         await watch.wait_under_way(tables, played=PLAY_FIRST)
         stopped: list[int] = []
         try:
-            freeze_postgres(postgres.data_dir / "postgres", stopped)
+            freeze_postgres(postgres.pgdata, stopped)
             await asyncio.sleep(PAUSE)
         finally:
             thaw(stopped)  # the servers are shared by the whole session

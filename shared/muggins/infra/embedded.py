@@ -231,6 +231,12 @@ class EmbeddedPostgres:
         return self.url_for(SERVICE_ROLE)
 
     @property
+    def pgdata(self) -> Path:
+        """Its data folder, inside ``data_dir``: the cluster, its log, its
+        process id and its Unix socket."""
+        return self.data_dir / "postgres"
+
+    @property
     def unix_socket(self) -> Path:
         """Its Unix socket, beside 127.0.0.1: in its data folder (``-k``),
         admitted by pg_hba.conf as TCP is (scram), for a client on this
@@ -238,7 +244,7 @@ class EmbeddedPostgres:
         Linux, keeps PostgreSQL from starting at all.)"""
         if self.port is None:
             raise EmbeddedServerError("PostgreSQL is not running")
-        return self.data_dir / "postgres" / f".s.PGSQL.{self.port}"
+        return self.pgdata / f".s.PGSQL.{self.port}"
 
     def url_for(self, role: str, database: str = DATABASE) -> str:
         """``database`` on this server as ``role``, password included."""
@@ -325,7 +331,7 @@ class EmbeddedPostgres:
     def running_pid(self) -> int | None:
         """The postmaster's process id, if a server runs on this data folder."""
         try:
-            first = (self.data_dir / "postgres" / "postmaster.pid").read_text().split()[0]
+            first = (self.pgdata / "postmaster.pid").read_text().split()[0]
         except (FileNotFoundError, PermissionError, IndexError):
             return None
         return int(first) if first.isdigit() and pid_alive(int(first)) else None
@@ -345,7 +351,7 @@ class EmbeddedPostgres:
         """Initialise the data directory if new, start the server, set up (or
         bring up to date) its roles and database; return the superuser's URL
         (``owner_url`` and ``service_url`` are the others)."""
-        pgdata = self.data_dir / "postgres"
+        pgdata = self.pgdata
         pgdata.mkdir(parents=True, exist_ok=True)
         self.passwords = self.load_passwords()
         run_as = self._run_as()
@@ -434,7 +440,7 @@ class EmbeddedPostgres:
     def stop(self, mode: str = "fast") -> None:
         """Stop the server: ``fast`` (clean) or ``immediate`` (as a crash would:
         it recovers from its log at the next start)."""
-        pgdata = self.data_dir / "postgres"
+        pgdata = self.pgdata
         if self.running_port(pgdata) is None:
             self.port = None
             return
@@ -447,7 +453,7 @@ class EmbeddedPostgres:
     def _check(self, argv: list[str], run_as: dict[str, object], what: str) -> None:
         result = subprocess.run(argv, capture_output=True, text=True, check=False, **run_as)  # type: ignore[call-overload]
         if result.returncode != 0:
-            log = self.data_dir / "postgres" / "server.log"
+            log = self.pgdata / "server.log"
             tail = log.read_text()[-2000:] if log.exists() else ""
             raise EmbeddedServerError(
                 f"{what} failed ({result.returncode}): {result.stderr.strip()}\n{tail}"

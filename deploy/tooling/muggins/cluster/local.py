@@ -519,7 +519,7 @@ class LocalCluster:
     def is_running(self, name: str) -> bool:
         instance = self.instance(name)
         if instance.kind == "postgres":
-            return self.postgres.running_port(self.directory / "postgres") is not None
+            return self.postgres.running_port(self.postgres.pgdata) is not None
         return _ours(instance)
 
     def is_ready(self, name: str) -> bool:
@@ -584,7 +584,7 @@ class LocalCluster:
         if kind == "nats":
             return self.directory / name / "nats" / "nats-server.log"
         if kind == "postgres":
-            return self.directory / "postgres" / "server.log"
+            return self.postgres.pgdata / "server.log"
         return self.logs / f"{name}.log"
 
     def wait_site_ready(self, timeout: float = 60.0) -> None:
