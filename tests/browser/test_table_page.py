@@ -394,6 +394,17 @@ async def test_a_hand_nobody_scored_in_says_so(
     await screenshot(page, shot(tmp_path, name))
 
 
+#: How many changes the clock's element sees in two seconds (every kind:
+#: its text, its attributes).
+CLOCK_CHANGES_IN_TWO_SECONDS = """() => new Promise((done) => {
+  const clock = document.getElementById("clock");
+  let changes = 0;
+  const watch = new MutationObserver((seen) => { changes += seen.length; });
+  watch.observe(clock, {childList: true, characterData: true, subtree: true, attributes: true});
+  setTimeout(() => { watch.disconnect(); done(changes); }, 2000);
+})"""
+
+
 async def test_the_clock_runs_from_the_first_turn_warns_and_marks_the_bots_move(
     pages: Pages, service: Running
 ) -> None:
@@ -408,6 +419,12 @@ async def test_the_clock_runs_from_the_first_turn_warns_and_marks_the_bots_move(
     await page.reload()
     await my_turn(page)
     await expect(page.locator("#clock")).to_contain_text(re.compile(r"\d+ s"), timeout=1000)
+    # Written when what it shows changes, not at each of its four redraws a
+    # second: a write of the same text still lays out and paints a frame.
+    # In 2 s: at most three new seconds (the text and its title each) and
+    # the warning colour; eight redraws writing every time made sixteen.
+    changes = await page.evaluate(CLOCK_CHANGES_IN_TWO_SECONDS)
+    assert changes <= 7, changes
     await expect(page.locator("#toast")).to_contain_text("10 seconds left", timeout=6000)
     await expect(page.locator("#clock")).to_have_class(re.compile("low"))
     await expect(page.locator("#log li.for-you").first).to_contain_text(

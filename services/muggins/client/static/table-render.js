@@ -514,9 +514,7 @@ function renderMuggins(page) {
 export function renderClock(state) {
   const clock = $("clock");
   if (state.deadline === null || !state.view || state.view.turn === null) {
-    clock.textContent = "";
-    clock.title = "";
-    clock.classList.remove("low");
+    showClock(clock, "", "", false);
     return null;
   }
   const seconds = Math.max(0, Math.ceil((state.deadline - performance.now()) / 1000));
@@ -525,11 +523,26 @@ export function renderClock(state) {
   const words = t(seconds >= 60 ? "table.clockMinutes" : "table.clock", left);
   // A phone's row beside "Your turn" has room for the time alone ("4:59"):
   // with "Clock: " it cut the count's sum in the row above (issue #25, CI).
-  clock.textContent = NARROW.matches
-    ? t(seconds >= 60 ? "table.clockMinutesShort" : "table.clockShort", left) : words;
-  clock.title = words;
-  clock.classList.toggle("low", seconds <= 10);
+  showClock(clock, NARROW.matches
+    ? t(seconds >= 60 ? "table.clockMinutesShort" : "table.clockShort", left) : words,
+  words, seconds <= 10);
   return seconds;
+}
+
+/**
+ * The clock's text, title and warning colour, each written only when it
+ * changes: the clock is redrawn four times a second, and a write of the
+ * same text still makes the browser lay out and paint a new frame (three
+ * frames in four, for as long as a table page is open).
+ * @param {HTMLElement} clock
+ * @param {string} text
+ * @param {string} title
+ * @param {boolean} low
+ */
+function showClock(clock, text, title, low) {
+  if (clock.textContent !== text) clock.textContent = text;
+  if (clock.title !== title) clock.title = title;
+  if (clock.classList.contains("low") !== low) clock.classList.toggle("low", low);
 }
 
 /** @param {TableState} state */
