@@ -27,12 +27,7 @@ from muggins.bus.jetstream import STREAM_NAME, connect, ensure_stream
 from muggins.eventstore.migrations import upgrade_at
 from muggins.eventstore.store import EventStore, create_pool
 from muggins.infra.database_roles import OWNER_ROLE, SERVICE_ROLE
-from muggins.infra.embedded import (
-    DATABASE,
-    PG_SUPERUSER,
-    EmbeddedNats,
-    EmbeddedPostgres,
-)
+from muggins.infra.embedded import PG_SUPERUSER, EmbeddedNats, EmbeddedPostgres
 
 Server = TypeVar("Server", EmbeddedPostgres, EmbeddedNats)
 
@@ -69,16 +64,14 @@ class WorkerPostgres(EmbeddedPostgres):
     started late, ``dev.py run``) keep TCP.  Without the socket (not there,
     or its folder not readable by this user) the URL is TCP's."""
 
-    def url_for(self, role: str, database: str = DATABASE) -> str:
-        url = super().url_for(role, database)
+    @property
+    def url_host(self) -> str:
+        socket = self.unix_socket
         try:
-            there = self.unix_socket.exists()
+            there = socket.exists()
         except OSError:
             there = False
-        if not there:
-            return url
-        folder = quote(str(self.unix_socket.parent), safe="")
-        return url.replace("@127.0.0.1:", f"@{folder}:", 1)
+        return quote(str(socket.parent), safe="") if there else super().url_host
 
 
 @pytest.fixture(scope="session")

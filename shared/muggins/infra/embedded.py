@@ -251,7 +251,12 @@ class EmbeddedPostgres:
         if self.port is None:
             raise EmbeddedServerError("PostgreSQL is not running")
         password = quote(self.passwords[role], safe="")
-        return f"postgresql://{role}:{password}@127.0.0.1:{self.port}/{database}"
+        return f"postgresql://{role}:{password}@{self.url_host}:{self.port}/{database}"
+
+    @property
+    def url_host(self) -> str:
+        """The host its URLs name: 127.0.0.1, where it listens for TCP."""
+        return "127.0.0.1"
 
     @property
     def passwords_file(self) -> Path:
